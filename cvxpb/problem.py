@@ -1,0 +1,174 @@
+"""``BoundProblem``: declare a PAC-Bayes bound over a finite classifier set, then solve it."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, Bound
+from cvxpb.constants import CONSTANTS, check_sample_size
+from cvxpb.distances import nudge
+from cvxpb.divergences import get_divergence
+from cvxpb.result import Result
+from cvxpb.validation import (
+    PRIOR_SUM_TOLERANCE,
+    check_choice,
+    check_delta,
+    check_distribution,
+    check_risks,
+)
+
+_EPS = np.finfo(float).eps
+
+
+class BoundProblem:
+    """Minimize a PAC-Bayes bound over posteriors ``q`` on ``H`` classifiers.
+
+    Parameters
+    ----------
+    risks : array_like of shape (H,)
+        Empirical risks in [0, 1], measured on ``m`` examples.
+    m : int
+        Sample size (an integer >= 1).
+    delta : float in (0, 1), default=0.05
+        The bound holds with probability at least ``1 - delta``.
+    distance : {"linear", "sq", "kl", "catoni"}, default="kl"
+        ``catoni`` only with ``divergence="kl"``; see :mod:`cvxpb.bounds`.
+    divergence : {"chi2", "kl"}, default="chi2"
+    prior : array_like of shape (H,), optional
+        Prior weights (non-negative, summing to 1); ``None`` is uniform.
+    constants : {"exact", "paper"}, default="exact"
+        Route for the chi-squared bounds' constant ``I_phi(m, 2)``.
+    grid : array_like, optional
+        Grid of ``lam`` (KL linear) or ``C`` (Catoni), union-bounded.
+
+    Examples
+    --------
+    >>> import numpy as np, cvxpb as pb
+    >>> prob = pb.BoundProblem([0.1, 0.12, 0.3], m=500, delta=0.05, distance="sq")
+    >>> res = prob.solve()
+    >>> res.status, round(res.bound, 4)
+    ('optimal', 0.2826)
+    """
+
+    def __init__(
+        self,
+        risks,
+        m,
+        delta=0.05,
+        distance="kl",
+        divergence="chi2",
+        prior=None,
+        constants="exact",
+        grid=None,
+    ):
+        self.risks = check_risks(risks)
+        self.m = check_sample_size(m)
+        self.delta = check_delta(delta)
+        self.divergence = check_choice(divergence, "divergence", DISTANCES_BY_DIVERGENCE)
+        self.distance = check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
+        self.constants = check_choice(constants, "constants", CONSTANTS)
+        size = self.risks.size
+        self.prior = (
+            np.full(size, 1.0 / size)
+            if prior is None
+            else check_distribution(prior, size, "prior") / math.fsum(prior)
+        )
+        self.bound_function = Bound(distance, divergence, self.m, self.delta, constants, grid)
+
+    @property
+    def H(self) -> int:
+        return self.risks.size
+
+    def __repr__(self):
+        return (
+            f"BoundProblem(H={self.H}, m={self.m}, delta={self.delta}, "
+            f"distance={self.distance!r}, divergence={self.divergence!r}, "
+            f"constants={self.constants!r})"
+        )
+
+    # -- evaluation --------------------------------------------------------
+
+    def project(self, q) -> np.ndarray:
+        """``q`` checked to be within 1e-9 of the simplex, clipped and renormalized."""
+        q = np.asarray(q, dtype=float)
+        if q.shape != (self.H,):
+            raise ValueError(f"q must have length {self.H}, got shape {q.shape}")
+        if np.any(~np.isfinite(q)) or np.any(q < -PRIOR_SUM_TOLERANCE):
+            raise ValueError("q must be finite and non-negative (within 1e-9)")
+        q = np.clip(q, 0.0, None)
+        total = math.fsum(q)
+        if abs(total - 1) > 1e-6:
+            raise ValueError(f"q must sum to 1 (within 1e-6), sums to {total!r}")
+        if np.any((q > 0) & (self.prior == 0)):
+            raise ValueError("q puts mass where the prior is zero: the divergence is infinite")
+        return q / total
+
+    def terms(self, q) -> tuple[float, float]:
+        """``(L, div)`` at ``q``, each rounded up (``q`` read as ``q / sum(q)``)."""
+        q = self.project(q)
+        total = math.fsum(q)
+        L = math.fsum(q * self.risks) / total
+        div = get_divergence(self.divergence).value(q / total, self.prior)
+        if self.divergence == "kl":
+            on = q > 0
+            magnitude = np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(self.prior[on]))
+            error = 16 * _EPS * math.fsum(magnitude)
+            div = max(div, 0.0) + error + 1e-300
+        return float(nudge(min(L, 1.0), +1)), float(nudge(div, +1))
+
+    def evaluate(self, q) -> float:
+        """The bound at posterior ``q``, rounded outward (a valid upper bound)."""
+        L, div = self.terms(q)
+        return float(self.bound_function(min(L, 1.0), div, rounding=+1))
+
+    # -- solving -----------------------------------------------------------
+
+    def solve(self, method: str = "exact", **options) -> Result:
+        """Minimize the bound by ``method``; see :data:`cvxpb.solvers.METHODS`."""
+        from cvxpb.solvers import METHODS
+
+        check_choice(method, "method", METHODS)
+        return METHODS[method](self, **options)
+
+    def result_from_posterior(self, posterior, **fields) -> Result:
+        """A Result whose bound is re-evaluated from ``posterior`` (projected)."""
+        q = self.project(posterior)
+        L, div = self.terms(q)
+        bound = float(self.bound_function(min(L, 1.0), div, rounding=+1))
+        return Result(bound=bound, posterior=q, empirical_risk=L, divergence=div, **fields)
+
+    @staticmethod
+    def replace_result(result: Result, **changes) -> Result:
+        return dataclasses.replace(result, **changes)
+
+    def failed_result(self, method: str, status: str, message: str, seconds: float, **fields):
+        """A Result for a solve that produced no posterior: bound NaN, status and message."""
+        return Result(
+            bound=math.nan,
+            posterior=np.full(self.H, np.nan),
+            status=status,
+            method=method,
+            seconds=seconds,
+            iterations=0,
+            empirical_risk=math.nan,
+            divergence=math.nan,
+            message=message,
+            **fields,
+        )
+
+    # -- teaching ----------------------------------------------------------
+
+    def formulation(self):
+        """The CVXPY Problem of the linear-distance chi-squared bound (eq. 8), an SOCP."""
+        from cvxpb.solvers.cvx import formulation
+
+        return formulation(self)
+
+    def explain(self) -> str:
+        """Each term of the bound, its curvature, the DCP verdict and the cones used."""
+        from cvxpb.explain import explain
+
+        return explain(self)

@@ -1,0 +1,69 @@
+"""Results of solving a bound problem: small frozen dataclasses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class Certificate:
+    """Evidence of global optimality for ``method="exact"``.
+
+    Attributes
+    ----------
+    parameter : {"nu", "beta"}
+        Name of the family parameter (chi-squared: ``q ∝ p (nu - l)_+``; KL: Gibbs).
+    value : float
+        The parameter at the returned posterior.
+    segment : tuple of float or None
+        For chi-squared, the two consecutive distinct risks between which ``nu`` lies.
+    lower_bound : float
+        A proven lower bound on the minimum of the bound over the whole simplex.
+    gap : float
+        Reported bound minus ``lower_bound``.
+    neighbours : dict
+        The objective at the ends of the segment and of the two neighbouring ones.
+    grid_value : float or None
+        The chosen ``lam`` or ``C`` for bounds with a union-bounded grid.
+    """
+
+    parameter: str
+    value: float
+    segment: tuple[float, float] | None
+    lower_bound: float
+    gap: float
+    neighbours: dict = field(default_factory=dict)
+    grid_value: float | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """The outcome of ``BoundProblem.solve``.
+
+    ``bound`` is always re-evaluated from ``posterior`` with outward rounding and
+    the conservative kl inverse; a solver's objective value is kept apart in
+    ``objective`` and never reported as the bound.
+    """
+
+    bound: float
+    posterior: np.ndarray
+    status: str
+    method: str
+    seconds: float
+    iterations: int
+    empirical_risk: float
+    divergence: float
+    certificate: Certificate | None = None
+    message: str = ""
+    solver: str | None = None
+    objective: float | None = None
+
+    @property
+    def support_size(self) -> int:
+        """Number of classifiers with positive posterior weight."""
+        return int(np.count_nonzero(self.posterior > 0))
+
+    def is_optimal(self) -> bool:
+        return self.status == "optimal"

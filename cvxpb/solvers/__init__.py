@@ -1,0 +1,11 @@
+"""Methods of solution, one module each; ``METHODS`` maps a name to its ``solve``."""
+
+from cvxpb.solvers import closed_form, cvx, exact
+
+METHODS = {
+    "exact": exact.solve,
+    "cvx": cvx.solve,
+    "closed_form": closed_form.solve,
+}
+
+__all__ = ["METHODS"]
