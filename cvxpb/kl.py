@@ -22,18 +22,28 @@ _SERIES_RADIUS = 0.1
 _SERIES_TERMS = 24
 
 
-def _psi(x):
-    """``log1p(x) - x`` for ``x >= -1``, accurate to a few ulps (series near 0)."""
-    x = np.asarray(x, dtype=float)
+def _log_ratio(a, b):
+    """``log(a / b)``, also when ``a / b`` over- or underflows."""
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        ratio = a / b
+        fine = np.isfinite(ratio) & (ratio > 0)
+        return np.where(fine, np.log(np.where(fine, ratio, 1.0)), np.log(a) - np.log(b))
+
+
+def _scaled_psi(weight, x, log_one_plus_x, linear):
+    """``-weight * psi(x)``, ``psi(x) = log1p(x) - x``, accurate to a few ulps.
+
+    Near ``x = 0`` a series; elsewhere ``-weight log(1 + x) + linear`` with
+    ``linear = weight * x`` passed in exactly (``h`` or ``-h``).
+    """
     small = np.abs(x) < _SERIES_RADIUS
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.atleast_1d(np.log1p(x) - x)
-    xs = np.atleast_1d(x)[np.atleast_1d(small)]
+    out = -weight * log_one_plus_x + linear
+    xs = x[small]
     series = np.zeros_like(xs)
     for k in range(_SERIES_TERMS, 1, -1):  # Horner on sum_{k>=2} (-1)^(k+1) x^(k-2) / k
         series = series * xs + (-1.0) ** (k + 1) / k
-    out[np.atleast_1d(small)] = xs * xs * series
-    return out.reshape(x.shape)
+    out[small] = -weight[small] * xs * xs * series
+    return out
 
 
 def _kl_parts(p, q):
@@ -44,13 +54,16 @@ def _kl_parts(p, q):
     and ``p = 1`` are ``h`` and ``-h``.
     """
     p, q = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(q, dtype=float))
+    shape, p, q = p.shape, np.atleast_1d(p), np.atleast_1d(q)
     h = q - p
-    with np.errstate(divide="ignore", invalid="ignore"):
-        left = np.where(p > 0, -p * _psi(np.where(p > 0, h / np.where(p > 0, p, 1), 0.0)), h)
-        right_p = 1 - p
-        ratio = np.where(right_p > 0, -h / np.where(right_p > 0, right_p, 1), 0.0)
-        right = np.where(right_p > 0, -right_p * _psi(ratio), -h)
-    return left, right
+    left, right = h.copy(), -h
+    inner, outer = p > 0, p < 1
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        pi, qi, hi = p[inner], q[inner], h[inner]
+        left[inner] = _scaled_psi(pi, hi / pi, _log_ratio(qi, pi), hi)
+        po, qo, ho = 1 - p[outer], 1 - q[outer], h[outer]
+        right[outer] = _scaled_psi(po, -ho / po, _log_ratio(qo, po), -ho)
+    return left.reshape(shape), right.reshape(shape)
 
 
 def kl(p, q):
@@ -164,7 +177,8 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
     :func:`kl_inv_upper`.
     """
     p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(eps, dtype=float))
-    p, eps = p.astype(float), eps.astype(float)
+    shape = p.shape
+    p, eps = np.atleast_1d(p).astype(float), np.atleast_1d(eps).astype(float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         s = np.minimum(
             -np.log1p(-np.minimum(p + np.sqrt(eps / 2), 1.0)), (eps + np.log(2)) / (1 - p)
@@ -188,4 +202,4 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
         step[active] = ra - r_new
         s[active], r[active] = s_new, r_new
         done[active] = np.abs(ra - r_new) <= 2 * _EPS * r_new
-    return r, np.abs(step) + 4 * _EPS
+    return r.reshape(shape), (np.abs(step) + 4 * _EPS).reshape(shape)

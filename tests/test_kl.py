@@ -1,0 +1,123 @@
+"""Binary kl and its inverses against mpmath; conservativeness as a property."""
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cvxpb.kl import BRACKET_WIDTH, kl, kl_inv_lower, kl_inv_upper, kl_inv_upper_newton
+
+mp.mp.dps = 50
+
+
+def mp_kl(a, b):
+    a, b = mp.mpf(a), mp.mpf(b)
+    left = a * mp.log(a / b) if a > 0 else mp.mpf(0)
+    right = (1 - a) * mp.log((1 - a) / (1 - b)) if a < 1 else mp.mpf(0)
+    return left + right
+
+
+def mp_inverse(L, eps, upper=True):
+    """Bisection in 50-digit arithmetic: the true root of kl(L, r) = eps."""
+    L, eps = mp.mpf(L), mp.mpf(eps)
+    lo, hi = (L, mp.mpf(1)) if upper else (mp.mpf(0), L)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        inside = mp_kl(L, mid) <= eps
+        if upper == inside:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+CASES = [
+    (0.0, 0.1),
+    (0.1, 1e-9),
+    (0.3, 0.05),
+    (0.5, 2.0),
+    (0.97, 0.4),
+    (1e-12, 5.0),
+    (0.9999, 1e-6),
+]
+
+
+@pytest.mark.parametrize(
+    ("p", "q"),
+    [
+        (0.3, 0.3000001),
+        (0.3, 0.7),
+        (1e-9, 0.5),
+        (0.5, 1 - 1e-12),
+        (0.0, 0.2),
+        (1.0, 0.9),
+        (0.2, 1e-30),
+    ],
+)
+def test_kl_is_accurate_to_a_few_ulps(p, q):
+    assert kl(p, q) == pytest.approx(float(mp_kl(p, q)), rel=1e-14)
+
+
+def test_kl_limits():
+    assert kl(0.3, 0.3) == 0.0
+    assert kl(0.0, 0.0) == 0.0 and kl(1.0, 1.0) == 0.0
+    assert np.isinf(kl(0.5, 0.0)) and np.isinf(kl(0.5, 1.0))
+
+
+@pytest.mark.parametrize(("L", "eps"), CASES)
+def test_upper_inverse_is_never_below_the_true_root_and_within_the_bracket(L, eps):
+    root = mp_inverse(L, eps)
+    ours = kl_inv_upper(L, eps)
+    assert mp.mpf(ours) >= root
+    assert ours - float(root) <= BRACKET_WIDTH + 1e-15
+
+
+@pytest.mark.parametrize(("L", "eps"), CASES)
+def test_lower_inverse_is_never_above_the_true_root(L, eps):
+    root = mp_inverse(L, eps, upper=False)
+    ours = kl_inv_lower(L, eps)
+    assert mp.mpf(ours) <= root
+    assert float(root) - ours <= BRACKET_WIDTH + 1e-15
+
+
+def test_edge_cases():
+    assert kl_inv_upper(0.4, 0.0) == 0.4
+    assert kl_inv_upper(1.0, 3.0) == 1.0
+    assert kl_inv_upper(0.0, 0.0) == 0.0
+    assert kl_inv_upper(0.2, np.inf) == 1.0
+    assert kl_inv_upper(0.0, 1e6) == 1.0  # 1 - exp(-1e6) rounds to 1
+    assert kl_inv_upper(0.0, 2.0) == pytest.approx(1 - np.exp(-2.0), abs=2e-12)
+    assert kl_inv_lower(0.0, 1.0) == 0.0
+    assert kl_inv_lower(1.0, 5.0) == pytest.approx(np.exp(-5.0), abs=2e-12)
+
+
+def test_vectorized_shapes():
+    L = np.array([[0.1, 0.2], [0.3, 0.4]])
+    assert kl_inv_upper(L, 0.1).shape == (2, 2)
+    assert np.all(kl_inv_upper(L, 0.1) > L)
+    assert isinstance(kl_inv_upper(0.1, 0.1), float)
+
+
+@pytest.mark.parametrize(
+    ("p", "eps"), [(-0.1, 0.1), (1.1, 0.1), (np.nan, 0.1), (0.1, -1.0), (0.1, np.nan)]
+)
+def test_bad_input_is_a_value_error(p, eps):
+    with pytest.raises(ValueError, match="must"):
+        kl_inv_upper(p, eps)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(0, 1), st.floats(0, 60))
+def test_upper_inverse_is_conservative(L, eps):
+    r = kl_inv_upper(L, eps)
+    assert L <= r <= 1
+    assert r == 1.0 or float(mp_kl(L, r)) >= eps * (1 - 1e-15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(0, 1), st.floats(1e-12, 60))
+def test_newton_agrees_with_the_verified_bracket(L, eps):
+    r, error = kl_inv_upper_newton(L, eps)
+    assert r == pytest.approx(kl_inv_upper(L, eps), abs=2e-12)
+    assert error < 1e-12
