@@ -185,7 +185,7 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
         )
     s = np.minimum(s, _S_MAX)
     r = -np.expm1(-s)
-    saturated = kl(p, r) < eps  # the root lies above the largest float below 1
+    saturated = (s >= _S_MAX) & (kl(p, r) < eps)  # root above the largest float below 1
     done = (eps == 0) | (p >= 1) | saturated
     r = np.where(eps == 0, p, np.where(done, 1.0, r))
     step = np.zeros_like(r)

@@ -107,22 +107,26 @@ class BoundProblem:
         return q / total
 
     def terms(self, q) -> tuple[float, float]:
-        """``(L, div)`` at ``q``, each rounded up (``q`` read as ``q / sum(q)``)."""
+        """``(L, div)`` at ``q``: exactly summed, ``q`` read as ``q / sum(q)``."""
         q = self.project(q)
         total = math.fsum(q)
-        L = math.fsum(q * self.risks) / total
+        L = min(math.fsum(q * self.risks) / total, 1.0)
         div = get_divergence(self.divergence).value(q / total, self.prior)
-        if self.divergence == "kl":
+        return L, div
+
+    def _rounded_bound(self, q, L, div) -> float:
+        """The bound with ``L`` and ``div`` rounded up first, then every operation."""
+        if self.divergence == "kl":  # KL's terms differ in sign: allow for their size
             on = q > 0
-            magnitude = np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(self.prior[on]))
-            error = 16 * _EPS * math.fsum(magnitude)
-            div = max(div, 0.0) + error + 1e-300
-        return float(nudge(min(L, 1.0), +1)), float(nudge(div, +1))
+            size = np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(self.prior[on]))
+            div = max(div, 0.0) + 16 * _EPS * math.fsum(size) + 1e-300
+        L, div = min(float(nudge(L, +1)), 1.0), float(nudge(div, +1))
+        return float(self.bound_function(L, div, rounding=+1))
 
     def evaluate(self, q) -> float:
         """The bound at posterior ``q``, rounded outward (a valid upper bound)."""
-        L, div = self.terms(q)
-        return float(self.bound_function(min(L, 1.0), div, rounding=+1))
+        q = self.project(q)
+        return self._rounded_bound(q, *self.terms(q))
 
     # -- solving -----------------------------------------------------------
 
@@ -137,7 +141,7 @@ class BoundProblem:
         """A Result whose bound is re-evaluated from ``posterior`` (projected)."""
         q = self.project(posterior)
         L, div = self.terms(q)
-        bound = float(self.bound_function(min(L, 1.0), div, rounding=+1))
+        bound = self._rounded_bound(q, L, div)
         return Result(bound=bound, posterior=q, empirical_risk=L, divergence=div, **fields)
 
     @staticmethod

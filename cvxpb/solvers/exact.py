@@ -18,6 +18,8 @@ from scipy.optimize import minimize_scalar
 from cvxpb.result import Certificate
 from cvxpb.solvers.family import Chi2Family, GibbsFamily, initial_grid
 
+MAX_OPEN = 200_000  # open intervals at most; beyond, stop with status "max_rounds"
+
 
 def family_of(problem):
     cls = Chi2Family if problem.divergence == "chi2" else GibbsFamily
@@ -40,6 +42,7 @@ class _Search:
         self.rounds = 0
 
     def _update(self, x, values):
+        values = np.where(np.isnan(values), np.inf, values)
         i = int(np.argmin(values))
         if values[i] < self.best_value:
             self.best_value, self.best_x = float(values[i]), float(x[i])
@@ -58,7 +61,7 @@ class _Search:
             self.unsplittable_lower = min(
                 self.unsplittable_lower, self._lower(a, b, ~closed & ~splittable)
             )
-            if not np.any(keep) or self.rounds >= max_rounds:
+            if not np.any(keep) or self.rounds >= max_rounds or keep.sum() > MAX_OPEN:
                 self.open_lower = self._lower(a, b, keep)
                 self.width = float(np.min(b[0] - a[0]))
                 return

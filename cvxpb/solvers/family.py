@@ -38,7 +38,8 @@ class Chi2Family:
 
     On ``(u_k, u_{k+1}]`` (sorted distinct risks) the support is ``{l < nu}`` and,
     with ``d = u - u_1``, ``t = nu - u_1`` and ``A_j = sum_{support} p d^j``:
-    ``Z = t A0 - A1``, ``L = u_1 + (t A1 - A2)/Z``, ``D = (t^2 A0 - 2t A1 + A2)/Z^2``.
+    ``Z = t A0 - A1``, ``L = u_1 + (t A1 - A2)/Z``, ``D = (t^2 A0 - 2t A1 + A2)/Z^2``
+    (evaluated divided through by ``t``).
     """
 
     parameter = "nu"
@@ -74,9 +75,12 @@ class Chi2Family:
         finite = np.isfinite(t) & (t > 0)
         tf = np.where(finite, t, 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            Z = tf * A0 - A1
-            L = self.u1 + (tf * A1 - A2) / Z
-            D = (tf * tf * A0 - 2 * tf * A1 + A2) / (Z * Z)
+            # divided through by t (and t^2): on the segment d_j < t, so A1/t <= A0 and
+            # A2/t^2 <= A0 cannot overflow, and t^2 cannot underflow
+            a1, a2 = A1 / tf, (A2 / tf) / tf
+            Z = A0 - a1
+            L = self.u1 + (A1 - A2 / tf) / Z
+            D = (A0 - 2 * a1 + a2) / (Z * Z)
         L = np.where(finite, L, np.where(t == 0, self.u1, self.u1 + A1 / A0))
         D = np.where(finite, D, 1 / A0)
         return L, D

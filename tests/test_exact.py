@@ -1,0 +1,135 @@
+"""method="exact" against independent routes: brute force, the SOCP, the closed forms."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cvxpb as pb
+from tests.brute_force import bound, brute_force_minimum
+
+PAIRS = [
+    ("linear", "chi2"),
+    ("sq", "chi2"),
+    ("kl", "chi2"),
+    ("linear", "kl"),
+    ("sq", "kl"),
+    ("kl", "kl"),
+    ("catoni", "kl"),
+]
+
+
+def random_instance(seed):
+    rng = np.random.default_rng(seed)
+    H = int(rng.integers(2, 7))
+    m = int(rng.choice([20, 100, 1000]))
+    risks = np.round(rng.uniform(0, 0.6, H) * m) / m  # multiples of 1/m: ties happen
+    if seed % 3 == 0:
+        risks[0] = 0.0
+    prior = rng.dirichlet(np.ones(H))
+    if seed % 4 == 1:
+        prior[-1] = 0.0  # a classifier the prior excludes
+        prior /= prior.sum()
+    delta = float(rng.choice([0.01, 0.05, 0.3]))
+    return risks, prior, m, delta
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize(("distance", "divergence"), PAIRS)
+def test_exact_is_never_beaten_by_brute_force(seed, distance, divergence):
+    risks, prior, m, delta = random_instance(seed)
+    prob = pb.BoundProblem(risks, m, delta, distance, divergence, prior=prior)
+    res = prob.solve()
+    assert res.status == "optimal"
+    ours = bound(res.posterior, risks, prior, m, delta, distance, divergence)
+    assert ours <= res.bound <= ours + 1e-9  # reported bound: re-evaluated, rounded up
+    brute = brute_force_minimum(risks, prior, m, delta, distance, divergence, seed=seed)
+    assert ours <= brute + 1e-10  # exact never beaten
+    assert brute >= res.certificate.lower_bound - 1e-12  # the certificate holds
+    assert res.certificate.gap <= 2e-9
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("solver", ["CLARABEL", "ECOS", "SCS"])
+def test_exact_matches_the_socp(seed, solver):
+    rng = np.random.default_rng(seed)
+    risks, prior = rng.uniform(0, 0.5, 25), rng.dirichlet(np.ones(25))
+    prob = pb.BoundProblem(risks, m=300, delta=0.05, distance="linear", prior=prior)
+    exact, socp = prob.solve(), prob.solve(method="cvx", solver=solver)
+    assert socp.status == "optimal" and socp.solver == solver
+    assert exact.bound <= socp.bound + 1e-12
+    assert socp.bound - exact.bound <= (1e-4 if solver == "SCS" else 1e-6)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("uniform", [True, False])
+def test_algorithm2_matches_exact(seed, uniform):
+    rng = np.random.default_rng(seed)
+    H = 40
+    risks = rng.uniform(0, 0.5, H)
+    prior = None if uniform else rng.dirichlet(np.ones(H))
+    prob = pb.BoundProblem(risks, m=int(rng.integers(50, 3000)), distance="linear", prior=prior)
+    exact, closed = prob.solve(), prob.solve(method="closed_form")
+    assert closed.bound == pytest.approx(exact.bound, abs=1e-10)
+    assert np.allclose(closed.posterior, exact.posterior, atol=1e-6)
+
+
+def test_theorem11_when_its_conditions_hold_and_fail():
+    risks = np.array([0.10, 0.11, 0.12, 0.13])
+    prob = pb.BoundProblem(risks, m=50, delta=0.05, distance="linear")
+    res = prob.solve(method="closed_form", rule="theorem11")
+    assert res.status == "optimal" and res.support_size == 4
+    assert res.bound == pytest.approx(prob.solve().bound, abs=1e-10)
+    far = pb.BoundProblem([0.0, 0.5, 0.9], m=5000, delta=0.05, distance="linear")
+    failed = far.solve(method="closed_form", rule="theorem11")
+    assert failed.status == "conditions_not_met" and np.isnan(failed.bound)
+    assert "Theorem 11" in failed.message
+
+
+def test_uniform_prior_support_is_an_ordered_subset():
+    risks = np.random.default_rng(3).uniform(0, 0.5, 300)
+    res = pb.BoundProblem(risks, m=2000, distance="sq").solve()
+    order = np.argsort(risks)
+    weights = res.posterior[order]
+    k = res.support_size
+    assert np.all(weights[:k] > 0) and np.all(weights[k:] == 0)
+    assert np.all(np.diff(weights[:k]) <= 1e-15)  # weights fall as risks rise
+    lo, hi = res.certificate.segment
+    assert lo <= res.certificate.value <= hi
+
+
+@pytest.mark.parametrize(("distance", "divergence"), PAIRS)
+def test_separable_data_all_risks_zero(distance, divergence):
+    prob = pb.BoundProblem(np.zeros(10), m=200, distance=distance, divergence=divergence)
+    res = prob.solve()
+    assert res.status == "optimal" and res.empirical_risk == 0.0
+    assert np.allclose(res.posterior, 0.1)  # seed 000, Lemma 4: Q = P when risks are equal
+    assert 0 < res.bound < 1
+
+
+@pytest.mark.parametrize(("distance", "divergence"), PAIRS)
+def test_single_classifier(distance, divergence):
+    res = pb.BoundProblem([0.2], m=100, distance=distance, divergence=divergence).solve()
+    assert res.posterior.tolist() == [1.0] and res.bound > 0.2
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    risks=st.lists(st.floats(0, 1), min_size=1, max_size=30),
+    weights=st.lists(st.floats(0.01, 1), min_size=30, max_size=30),
+    m=st.integers(1, 10**5),
+    delta=st.floats(1e-4, 0.5),
+    pair=st.sampled_from(PAIRS),
+)
+def test_invariants(risks, weights, m, delta, pair):
+    risks = np.array(risks)
+    prior = np.array(weights[: risks.size]) / np.sum(weights[: risks.size])
+    distance, divergence = pair
+    prob = pb.BoundProblem(risks, m, delta, distance, divergence, prior=prior)
+    res = prob.solve()
+    q = res.posterior
+    assert np.all(q >= 0) and abs(q.sum() - 1) <= 1e-12  # on the simplex
+    assert res.bound >= res.empirical_risk  # never below the empirical risk term
+    assert res.bound <= prob.evaluate(prior) + 1e-10  # never beaten by the prior
+    vertex = np.eye(risks.size)[np.argmin(risks)]
+    assert res.bound <= prob.evaluate(vertex) + 1e-10  # nor by the best single classifier
