@@ -1,0 +1,131 @@
+"""``BoundProblem.explain()``: each term of a bound as CVXPY sees it.
+
+Curvatures and DCP verdicts are asked of CVXPY, and the cones are read off the
+problem data CVXPY hands to Clarabel, so the text cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+
+FORMULAS = {
+    (
+        "linear",
+        "chi2",
+    ): "min_q  L(q) + c sqrt(D(q)),  c = sqrt(I_lin/delta)         (seed 000, eq. 8)",
+    ("sq", "chi2"): "min_q  L(q) + c^(1/2) D(q)^(1/4),  c = sqrt(I_sq/delta)    (seed 000, eq. 11)",
+    (
+        "kl",
+        "chi2",
+    ): "min_{q,r}  r  s.t.  kl(L(q), r) <= c sqrt(D(q))              (seed 000, eq. 14)",
+    ("kl", "kl"): "min_{q,r}  r  s.t.  kl(L(q), r) <= (K(q) + ln(2 sqrt(m)/delta))/m  (Seeger)",
+    ("sq", "kl"): "min_q  L(q) + sqrt((K(q) + ln(2 sqrt(m)/delta))/(2m))          (McAllester)",
+    ("linear", "kl"): "min_q min_lam  L(q) + (K(q) + ln(n/delta))/lam + lam/(8m)   (grid of n)",
+    ("catoni", "kl"): "min_q min_C  (1 - exp(-C L(q) - (K(q) + ln(n/delta))/m))/(1 - e^-C)",
+}
+NOT_DCP = {
+    ("sq", "chi2"): "the fourth root of a convex function is neither convex nor concave "
+    "(seed 000, Theorem 7)",
+    ("kl", "chi2"): "the constraint is convex <= convex, a difference of convex functions",
+    ("kl", "kl"): "the constraint is convex <= convex, a difference of convex functions",
+    ("sq", "kl"): "the square root of a convex function is neither convex nor concave",
+    ("catoni", "kl"): "1 - exp(-x) is concave increasing, so of a convex x it is "
+    "quasiconvex (DQCP) but not DCP; for fixed C, minimizing it means minimizing the DCP x",
+}
+
+
+def _terms(problem, q):
+    """The named CVXPY expressions of the bound's ingredients."""
+    support = problem.prior > 0
+    risks = cp.Constant(problem.risks)
+    terms = {"L(q) = sum_i q_i l_i": risks @ q}
+    if problem.divergence == "chi2":
+        weights = np.where(support, 1 / np.sqrt(np.where(support, problem.prior, 1)), 0)
+        terms["sqrt(D(q)) = ||q / sqrt(p)||_2"] = cp.norm(cp.multiply(weights, q), 2)
+        terms["D(q) = sum_i q_i^2 / p_i"] = cp.sum(cp.multiply(weights**2, cp.square(q)))
+    else:
+        terms["K(q) = sum_i q_i log(q_i / p_i)"] = cp.sum(cp.rel_entr(q, problem.prior))
+    return terms
+
+
+def _objective(problem, terms):
+    """The bound (or its constraint) written with CVXPY atoms, DCP or not."""
+    L, second = list(terms.values())[:2]
+    key = (problem.distance, problem.divergence)
+    c = 1.0  # the constants do not change curvature
+    r = cp.Variable(name="r")
+    if key == ("linear", "chi2"):
+        return L + c * second
+    if key == ("sq", "chi2"):
+        return L + cp.sqrt(second)
+    if problem.distance == "kl":
+        return cp.kl_div(L, r) + cp.kl_div(1 - L, 1 - r) - second  # kl(L, r) - rhs <= 0
+    if key == ("sq", "kl"):
+        return L + cp.sqrt(second)
+    if key == ("linear", "kl"):
+        return L + second / 10.0
+    return 1 - cp.exp(-(L + second))
+
+
+def _cones(problem: cp.Problem) -> str:
+    dims = problem.get_problem_data(cp.CLARABEL)[0]["dims"]
+    parts = [f"zero {dims.zero}", f"nonneg {dims.nonneg}"]
+    if dims.soc:
+        parts.append(f"second-order {len(dims.soc)} (sizes {dims.soc})")
+    if dims.exp:
+        parts.append(f"exponential {dims.exp}")
+    return ", ".join(parts)
+
+
+def _simplex(q):
+    return [cp.sum(q) == 1]
+
+
+def explain(problem) -> str:
+    """A readable account of ``problem``: terms, curvature, DCP verdict and cones."""
+    q = cp.Variable(problem.H, nonneg=True, name="q")
+    key = (problem.distance, problem.divergence)
+    terms = _terms(problem, q)
+    lines = [repr(problem), "", "bound: " + FORMULAS[key]]
+    if problem.divergence == "chi2":
+        lines.append(
+            f"  I_{problem.distance}(m={problem.m}, 2) = "
+            f"{problem.bound_function.constant:.6g} (constants={problem.constants!r})"
+        )
+    lines += ["", f"{'term':34} {'curvature':10} CVXPY expression"]
+    for name, expr in terms.items():
+        lines.append(f"{name:34} {expr.curvature:10} {_short(expr)}")
+    body = _objective(problem, terms)
+    lines.append(f"{'bound (or its constraint)':34} {body.curvature:10} {_short(body)}")
+    lines.append("")
+    if key in NOT_DCP:
+        lines.append(f"DCP: no -- {NOT_DCP[key]}.")
+    else:
+        program = cp.Problem(cp.Minimize(body), _simplex(q))
+        lines.append(
+            f"DCP: {'yes' if program.is_dcp() else 'no'}; "
+            f"DPP: {'yes' if program.is_dcp(dpp=True) else 'no'}; "
+            f"cones: {_cones(program)}"
+        )
+    lines += _family_lines(problem, q, terms)
+    return "\n".join(lines)
+
+
+def _family_lines(problem, q, terms):
+    """Why method="exact" is global: the family subproblem is DCP."""
+    L, second = list(terms.values())[:2]
+    divergence = second if problem.divergence == "kl" else list(terms.values())[2]
+    subproblem = cp.Problem(cp.Minimize(L + 1.0 * divergence), _simplex(q))
+    name = "D(q)" if problem.divergence == "chi2" else "K(q)"
+    return [
+        "",
+        f"every optimal q also solves  min_q L(q) + mu {name}  for some mu > 0 (DESIGN.md item 3):",
+        f"  DCP: {'yes' if subproblem.is_dcp() else 'no'}; cones: {_cones(subproblem)}",
+        '  method="exact" searches mu (its closed-form solution family) by branch and bound.',
+    ]
+
+
+def _short(expr, width=60) -> str:
+    text = str(expr).replace("\n", " ")
+    return text if len(text) <= width else text[: width - 3] + "..."

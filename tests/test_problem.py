@@ -1,0 +1,126 @@
+"""BoundProblem: declaration, validation, evaluation, the SOCP formulation, explain()."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import cvxpb as pb
+from cvxpb.solvers import cvx
+from tests.brute_force import bound
+
+RISKS = np.array([0.10, 0.12, 0.30, 0.05])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"risks": []}, "risks must not be empty"),
+        ({"risks": [0.1, 1.2]}, r"risks must lie in \[0, 1\]"),
+        ({"risks": [0.1, np.nan]}, "no NaN"),
+        ({"risks": [[0.1, 0.2]]}, "one-dimensional"),
+        ({"m": 0}, "m must be an integer >= 1"),
+        ({"m": 10.5}, "m must be an integer >= 1"),
+        ({"delta": 0.0}, r"delta must lie in \(0, 1\)"),
+        ({"delta": 1.0}, r"delta must lie in \(0, 1\)"),
+        ({"delta": "a"}, "delta must be a number"),
+        ({"prior": [0.5, 0.5]}, "prior must have length 4"),
+        ({"prior": [0.5, 0.5, 0.5, -0.5]}, "non-negative"),
+        ({"prior": [0.5, 0.5, np.nan, 0.0]}, "NaN"),
+        ({"prior": [0.3, 0.3, 0.3, 0.3]}, "prior must sum to 1"),
+        ({"distance": "hinge"}, "distance must be one of"),
+        ({"distance": "catoni", "divergence": "chi2"}, "distance must be one of"),
+        ({"divergence": "tv"}, "divergence must be one of"),
+        ({"constants": "approx"}, "constants must be one of"),
+        ({"grid": [1.0], "distance": "kl"}, "grid is only used"),
+        ({"grid": [-1.0], "distance": "catoni", "divergence": "kl"}, "grid must be"),
+    ],
+)
+def test_bad_input_names_the_argument(kwargs, match):
+    args = {"risks": RISKS, "m": 100, "delta": 0.05, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        pb.BoundProblem(**args)
+
+
+def test_unknown_method_or_solver_lists_the_known_ones():
+    prob = pb.BoundProblem(RISKS, 100, distance="linear")
+    with pytest.raises(ValueError, match="method must be one of.*exact"):
+        prob.solve(method="magic")
+    with pytest.raises(ValueError, match="solver must be one of.*CLARABEL"):
+        prob.solve(method="cvx", solver="GUROBI")
+    with pytest.raises(ValueError, match='use method="exact"'):
+        pb.BoundProblem(RISKS, 100, distance="sq").solve(method="cvx")
+
+
+def test_evaluate_matches_the_formulas_and_rejects_bad_posteriors():
+    prior = np.array([0.4, 0.3, 0.2, 0.1])
+    q = np.array([0.5, 0.2, 0.0, 0.3])
+    for distance in ("linear", "sq", "kl"):
+        prob = pb.BoundProblem(RISKS, 250, 0.05, distance, prior=prior)
+        expected = bound(q, RISKS, prior, 250, 0.05, distance, "chi2")
+        assert expected <= prob.evaluate(q) <= expected + 1e-12
+    prob = pb.BoundProblem(RISKS, 250, prior=[0.5, 0.5, 0.0, 0.0])
+    with pytest.raises(ValueError, match="where the prior is zero"):
+        prob.evaluate(q)
+    with pytest.raises(ValueError, match="sum to 1"):
+        prob.evaluate([0.5, 0.5, 0.5, 0.0])
+    with pytest.raises(ValueError, match="non-negative"):
+        prob.evaluate([1.5, -0.5, 0.0, 0.0])
+
+
+def test_result_is_a_frozen_record_with_its_bound_reevaluated():
+    prob = pb.BoundProblem(RISKS, 300, distance="linear")
+    res = prob.solve(method="cvx")
+    assert res.bound == prob.evaluate(res.posterior)
+    assert res.objective is not None and res.method == "cvx" and res.seconds > 0
+    with pytest.raises(AttributeError):
+        res.bound = 0.0
+
+
+def test_formulation_is_the_dpp_socp_and_solving_it_gives_the_optimum():
+    prob = pb.BoundProblem(RISKS, 300, distance="linear")
+    program = prob.formulation()
+    assert isinstance(program, cp.Problem) and program.is_dcp(dpp=True)
+    program.solve(solver="CLARABEL")
+    assert program.value == pytest.approx(prob.solve().bound, abs=1e-7)
+
+
+def test_resolving_new_risks_reuses_the_compiled_program():
+    first = pb.BoundProblem(RISKS, 300, distance="linear")
+    first.solve(method="cvx")
+    compiled = cvx._cached_build(4)[0]._cache.param_prog
+    second = pb.BoundProblem(RISKS[::-1] * 0.5, 900, delta=0.2, distance="linear")
+    res = second.solve(method="cvx")
+    assert cvx._cached_build(4)[0]._cache.param_prog is compiled
+    assert res.bound == pytest.approx(second.solve().bound, abs=1e-7)
+
+
+def test_solver_failure_is_a_status_not_a_traceback():
+    prob = pb.BoundProblem(RISKS, 300, distance="linear")
+    res = prob.solve(method="cvx", solver="SCS", max_iters=1)
+    assert res.status in (
+        "optimal_inaccurate",
+        "solver_failed",
+        "infeasible_inaccurate",
+        "unbounded_inaccurate",
+        "user_limit",
+    )
+    assert "SCS" in res.message
+
+
+@pytest.mark.parametrize(
+    ("distance", "divergence", "verdict"),
+    [
+        ("linear", "chi2", "DCP: yes"),
+        ("sq", "chi2", "DCP: no"),
+        ("kl", "chi2", "DCP: no"),
+        ("linear", "kl", "DCP: yes"),
+        ("catoni", "kl", "DCP: no"),
+    ],
+)
+def test_explain_reports_cvxpy_verdicts_and_cones(distance, divergence, verdict):
+    text = pb.BoundProblem(RISKS, 300, distance=distance, divergence=divergence).explain()
+    assert verdict in text and "L(q) = sum_i q_i l_i" in text and "AFFINE" in text
+    if (distance, divergence) == ("linear", "chi2"):
+        assert "second-order" in text
+    if divergence == "kl":
+        assert "exponential" in text
