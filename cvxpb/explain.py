@@ -13,14 +13,14 @@ FORMULAS = {
     (
         "linear",
         "chi2",
-    ): "min_q  L(q) + c sqrt(D(q)),  c = sqrt(I_lin/delta)         (seed 000, eq. 8)",
-    ("sq", "chi2"): "min_q  L(q) + c^(1/2) D(q)^(1/4),  c = sqrt(I_sq/delta)    (seed 000, eq. 11)",
+    ): "min_q  L(q) + c sqrt(D(q)),  c = sqrt(I_lin/delta)  (seed 000, eq. 8)",
+    ("sq", "chi2"): "min_q  L(q) + c^(1/2) D(q)^(1/4),  c = sqrt(I_sq/delta)  (seed 000, eq. 11)",
     (
         "kl",
         "chi2",
-    ): "min_{q,r}  r  s.t.  kl(L(q), r) <= c sqrt(D(q))              (seed 000, eq. 14)",
+    ): "min_{q,r}  r  s.t.  kl(L(q), r) <= c sqrt(D(q))  (seed 000, eq. 14)",
     ("kl", "kl"): "min_{q,r}  r  s.t.  kl(L(q), r) <= (K(q) + ln(2 sqrt(m)/delta))/m  (Seeger)",
-    ("sq", "kl"): "min_q  L(q) + sqrt((K(q) + ln(2 sqrt(m)/delta))/(2m))          (McAllester)",
+    ("sq", "kl"): "min_q  L(q) + sqrt((K(q) + ln(2 sqrt(m)/delta))/(2m))  (McAllester)",
     ("linear", "kl"): "min_q min_lam  L(q) + (K(q) + ln(n/delta))/lam + lam/(8m)   (grid of n)",
     ("catoni", "kl"): "min_q min_C  (1 - exp(-C L(q) - (K(q) + ln(n/delta))/m))/(1 - e^-C)",
 }
