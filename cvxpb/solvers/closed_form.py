@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from cvxpb.solvers.cvx import check_linear_chi2
 from cvxpb.validation import check_choice
 
 RULES = ("algorithm2", "theorem11")
@@ -52,9 +53,7 @@ def _algorithm2(l, p, c2):
 
 def solve(problem, rule: str = "algorithm2"):
     """The closed-form optimum of the linear chi2 bound by ``rule``."""
-    from cvxpb.solvers.cvx import _check_problem
-
-    _check_problem(problem)
+    check_linear_chi2(problem, "closed_form")
     check_choice(rule, "rule", RULES)
     start = time.perf_counter()
     support = np.flatnonzero(problem.prior > 0)

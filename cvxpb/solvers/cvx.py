@@ -49,10 +49,11 @@ def _set_parameters(params, problem, support):
     params["c"].value = np.sqrt(problem.bound_function.constant / problem.delta)
 
 
-def _check_problem(problem):
+def check_linear_chi2(problem, method: str = "cvx"):
+    """ValueError unless ``problem`` is the linear-distance chi2 bound (eq. 8)."""
     if problem.distance != "linear" or problem.divergence != "chi2":
         raise ValueError(
-            'method="cvx" solves distance="linear" with divergence="chi2" (a convex SOCP); '
+            f'method="{method}" solves distance="linear" with divergence="chi2" (eq. 8); '
             f"got distance={problem.distance!r}, divergence={problem.divergence!r}: "
             'use method="exact"'
         )
@@ -60,7 +61,7 @@ def _check_problem(problem):
 
 def formulation(problem) -> cp.Problem:
     """A fresh CVXPY Problem with ``problem``'s data in its Parameters."""
-    _check_problem(problem)
+    check_linear_chi2(problem)
     support = _support(problem)
     program, params, _ = build(support.size)
     _set_parameters(params, problem, support)
@@ -73,7 +74,7 @@ def solve(problem, solver: str = "CLARABEL", accept_inaccurate: bool = False, **
     ``optimal_inaccurate`` is reported as that status, with a posterior and a valid
     bound, and counted as success only with ``accept_inaccurate=True``.
     """
-    _check_problem(problem)
+    check_linear_chi2(problem)
     check_choice(solver, "solver", SOLVERS)
     start = time.perf_counter()
     support = _support(problem)

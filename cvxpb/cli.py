@@ -1,0 +1,176 @@
+"""The ``cvxpb`` command: ``cvxpb solve RISKS`` and ``cvxpb demo``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from cvxpb import __version__
+from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
+from cvxpb.constants import CONSTANTS
+from cvxpb.problem import BoundProblem
+from cvxpb.solvers import METHODS
+
+ALL_DISTANCES = ("linear", "sq", "kl", "catoni")
+
+
+def read_vector(source: str, column: int | None = None) -> np.ndarray:
+    """Numbers from a CSV/TXT file (one column, or ``column``), an .npy file, or stdin (``-``)."""
+    if source.endswith(".npy"):
+        return np.ravel(np.load(source))
+    text = sys.stdin.read() if source == "-" else Path(source).read_text()
+    rows = [r for r in (re.split(r"[,;\s]+", line.strip()) for line in text.splitlines()) if r[0]]
+    if rows and not _numeric(rows[0]):
+        rows = rows[1:]  # a header line
+    if not rows:
+        raise ValueError(f"{source}: no numbers found")
+    widths = {len(r) for r in rows}
+    if len(widths) != 1:
+        raise ValueError(f"{source}: rows have different numbers of columns {sorted(widths)}")
+    table = np.array([[_number(x, source) for x in r] for r in rows])
+    if table.shape[1] > 1 and column is None and table.shape[0] > 1:
+        raise ValueError(f"{source}: {table.shape[1]} columns; choose one with --column")
+    if column is not None:
+        if not 0 <= column < table.shape[1]:
+            raise ValueError(f"--column must be in [0, {table.shape[1] - 1}], got {column}")
+        return table[:, column]
+    return table.ravel()
+
+
+def _numeric(row) -> bool:
+    try:
+        [float(x) for x in row]
+    except ValueError:
+        return False
+    return True
+
+
+def _number(text: str, source: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{source}: {text!r} is not a number") from None
+
+
+def _result_row(res) -> dict:
+    return {
+        "method": res.method,
+        "bound": res.bound,
+        "E_Q[risk]": res.empirical_risk,
+        "divergence": res.divergence,
+        "support": res.support_size,
+        "status": res.status,
+        "ms": round(1000 * res.seconds, 2),
+    }
+
+
+def _top_weights(prob, posterior, top: int) -> pd.DataFrame:
+    order = np.argsort(-posterior, kind="stable")[:top]
+    return pd.DataFrame({"index": order, "risk": prob.risks[order], "weight": posterior[order]})
+
+
+def cmd_solve(args) -> int:
+    risks = read_vector(args.risks, args.column)
+    prior = None if args.prior is None else read_vector(args.prior)
+    prob = BoundProblem(
+        risks, args.m, args.delta, args.distance, args.divergence, prior, args.constants
+    )
+    methods = [name.strip() for name in args.method.split(",")]
+    for name in methods:
+        if name not in METHODS:
+            raise ValueError(f"--method must be among {tuple(METHODS)}, got {name!r}")
+    options = {"cvx": {"solver": args.solver}} if args.solver else {}
+    results = [prob.solve(name, **options.get(name, {})) for name in methods]
+    if args.json:
+        payload = {
+            "problem": {
+                "H": prob.H,
+                "m": prob.m,
+                "delta": prob.delta,
+                "distance": prob.distance,
+                "divergence": prob.divergence,
+                "constants": prob.constants,
+            },
+            "results": [
+                {**_result_row(r), "message": r.message, "posterior": r.posterior.tolist()}
+                for r in results
+            ],
+        }
+        print(json.dumps(payload, indent=2))
+        return 0
+    print(f"{prob!r}\n")
+    print(pd.DataFrame([_result_row(r) for r in results]).to_string(index=False))
+    best = min(results, key=lambda r: r.bound if np.isfinite(r.bound) else np.inf)
+    if np.all(np.isfinite(best.posterior)):
+        print(f"\ntop posterior weights ({best.method}):")
+        print(_top_weights(prob, best.posterior, args.top).to_string(index=False))
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from cvxpb.demo import run_demo
+
+    data, table = run_demo(delta=args.delta, seed=args.seed)
+    if args.json:
+        print(
+            json.dumps(
+                {"data": data.description, "m": data.m, "rows": table.to_dict(orient="records")},
+                indent=2,
+            )
+        )
+        return 0
+    print(data.description)
+    print(
+        f"validation risks: min {data.risks.min():.4f}, max {data.risks.max():.4f}; "
+        f"delta = {args.delta}\n"
+    )
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.5f}"))
+    print(f"\n{table.attrs['seconds']:.1f} s in all (SVM training included)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cvxpb", description="PAC-Bayes bound minimization as convex programs."
+    )
+    parser.add_argument("--version", action="version", version=f"cvxpb {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    solve = sub.add_parser("solve", help="minimize a bound over posteriors on given risks")
+    solve.add_argument("risks", help="CSV/TXT (one number a line or a column) or .npy; - is stdin")
+    solve.add_argument("--m", type=int, required=True, help="sample size of the risks")
+    solve.add_argument("--delta", type=float, default=0.05)
+    solve.add_argument("--distance", default="kl", choices=ALL_DISTANCES)
+    solve.add_argument("--divergence", default="chi2", choices=tuple(DISTANCES_BY_DIVERGENCE))
+    solve.add_argument("--prior", help="file of prior weights (default uniform)")
+    solve.add_argument("--constants", default="exact", choices=CONSTANTS)
+    solve.add_argument("--method", default="exact", help=f"comma-separated, of {tuple(METHODS)}")
+    solve.add_argument("--solver", help="CVXPY solver for method cvx (CLARABEL, ECOS, SCS)")
+    solve.add_argument("--column", type=int, help="column of a multi-column file (from 0)")
+    solve.add_argument("--top", type=int, default=5, help="posterior weights to show")
+    solve.add_argument("--json", action="store_true", help="machine-readable output")
+    solve.set_defaults(run=cmd_solve)
+    demo = sub.add_parser("demo", help="the main job on WDBC, shipped with scikit-learn")
+    demo.add_argument("--delta", type=float, default=0.05)
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--json", action="store_true")
+    demo.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (ValueError, OSError) as err:
+        print(f"cvxpb: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
