@@ -10,7 +10,7 @@ distance  exact                       paper
 ========  ==========================  ==============================================
 linear    ``1/(4m)``                  the same
 sq        ``(3m-2)/(16 m^3)``         ``(12m-11)/(16 m^3)`` (Lemma 2; about 4x larger)
-kl        global sup over log l      Table 5, with ``I(1028)`` for ``m > 1028``
+kl        global sup over log l       Table 5, with ``I(1028)`` for ``m > 1028``
 ========  ==========================  ==============================================
 """
 

@@ -81,7 +81,7 @@ def kl(p, q):
     """
     left, right = _kl_parts(p, q)
     value = left + right
-    return value[()] if value.ndim == 0 else value
+    return float(value) if value.ndim == 0 else value
 
 
 def _kl_with_error(p, q):
@@ -150,7 +150,7 @@ def kl_inv_upper(p, eps):
         most ``BRACKET_WIDTH`` above it.
     """
     hi = kl_inv_upper_bracket(p, eps)[1]
-    return hi[()] if hi.ndim == 0 else hi
+    return float(hi) if hi.ndim == 0 else hi
 
 
 def kl_inv_lower(p, eps):
@@ -161,7 +161,7 @@ def kl_inv_lower(p, eps):
     p, eps = _check(p, eps)
     lo, _ = _bisect(p, eps, np.zeros_like(p), p, verified_high=False)
     lo = np.where((eps == 0) | (p == 0), p, lo)
-    return lo[()] if lo.ndim == 0 else lo
+    return float(lo) if lo.ndim == 0 else lo
 
 
 def kl_inv_upper_newton(p, eps, max_iter: int = 60):
