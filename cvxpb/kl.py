@@ -171,7 +171,8 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
     increasing for ``r > p`` (second derivative ``p e^s / (e^s - 1)^2``), so Newton
     iterates started above the root decrease monotonically to it, with slope
     ``(r - p) / r`` bounded away from 0 near ``r = 1``. The start is the smallest of
-    Pinsker's ``p + sqrt(eps/2)``, ``s = (eps + ln 2)/(1 - p)`` (from
+    Pinsker's ``p + sqrt(eps/2)``, ``p + eps + sqrt(eps^2 + 2 p eps)`` (from
+    ``kl(p, r) >= (r - p)^2 / (2r)``), ``s = (eps + ln 2)/(1 - p)`` (from
     ``kl(p, r) >= -ln 2 + (1-p) s``) and the largest ``r < 1`` in floating point.
     ``error`` bounds ``|r - root|`` by the last step. Reported bounds use
     :func:`kl_inv_upper`.
@@ -180,9 +181,9 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
     shape = p.shape
     p, eps = np.atleast_1d(p).astype(float), np.atleast_1d(eps).astype(float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        s = np.minimum(
-            -np.log1p(-np.minimum(p + np.sqrt(eps / 2), 1.0)), (eps + np.log(2)) / (1 - p)
-        )
+        # kl(p, r) >= (r - p)^2 / (2r) for r >= p puts the root below this start
+        near = np.minimum(p + eps + np.sqrt(eps * eps + 2 * p * eps), p + np.sqrt(eps / 2))
+        s = np.minimum(-np.log1p(-np.minimum(near, 1.0)), (eps + np.log(2)) / (1 - p))
     s = np.minimum(s, _S_MAX)
     r = -np.expm1(-s)
     saturated = (s >= _S_MAX) & (kl(p, r) < eps)  # root above the largest float below 1

@@ -18,6 +18,7 @@ from scipy.optimize import minimize_scalar
 from cvxpb.result import Certificate
 from cvxpb.solvers.family import Chi2Family, GibbsFamily, initial_grid
 
+SPLIT = 3  # pieces an open interval is cut into each round
 MAX_OPEN = 200_000  # open intervals at most; beyond, stop with status "max_rounds"
 
 
@@ -66,12 +67,22 @@ class _Search:
                 self.width = float(np.min(b[0] - a[0]))
                 return
             self.rounds += 1
-            a, b, mid_x = [v[keep] for v in a], [v[keep] for v in b], mid_x[keep]
-            L, div = self.family.stats(mid_x)
-            self._update(mid_x, self.bound(L, div))
-            mid = (mid_x, L, div)
-            a = [np.concatenate(pair) for pair in zip(a, mid, strict=True)]
-            b = [np.concatenate(pair) for pair in zip(mid, b, strict=True)]
+            a, b = self._split([v[keep] for v in a], [v[keep] for v in b])
+
+    def _split(self, a, b):
+        """Cut each interval into SPLIT equal pieces; evaluate the new points."""
+        fractions = np.arange(1, SPLIT) / SPLIT
+        inner = (a[0][:, None] + fractions * (b[0] - a[0])[:, None]).ravel()
+        L, div = self.family.stats(inner)
+        better = ~self.bound.at_least(L, div, self.best_value)  # only these can improve
+        if np.any(better):
+            self._update(inner[better], self.bound(L[better], div[better]))
+        shape = (a[0].size, SPLIT - 1)
+        nodes = [
+            np.concatenate([ea[:, None], v.reshape(shape), eb[:, None]], axis=1)
+            for ea, v, eb in zip(a, (inner, L, div), b, strict=True)
+        ]
+        return [n[:, :-1].ravel() for n in nodes], [n[:, 1:].ravel() for n in nodes]
 
     def _lower(self, a, b, which):
         if not np.any(which):
