@@ -124,3 +124,10 @@ def test_explain_reports_cvxpy_verdicts_and_cones(distance, divergence, verdict)
         assert "second-order" in text
     if divergence == "kl":
         assert "exponential" in text
+
+
+def test_paper_constants_route_through_the_problem():
+    exact = pb.BoundProblem(RISKS, 500, distance="sq")
+    paper = pb.BoundProblem(RISKS, 500, distance="sq", constants="paper")
+    assert paper.bound_function.constant == (12 * 500 - 11) / (16 * 500**3)
+    assert paper.solve().bound > exact.solve().bound  # the paper's constant is looser
