@@ -25,6 +25,14 @@ def _parameter(x, scale):
         return np.where(x >= 1, np.inf, scale * x / np.where(x >= 1, 1.0, 1 - x))
 
 
+def distinct_risks(risks, prior):
+    """``(u_1, d, w)``: the smallest risk with prior mass, the sorted distinct risks'
+    gaps ``d = u - u_1`` above it, and the prior mass ``w`` on each (zero-mass dropped)."""
+    support = prior > 0
+    values, inverse = np.unique(risks[support], return_inverse=True)
+    return values[0], values - values[0], np.bincount(inverse, weights=prior[support])
+
+
 def initial_grid(breaks=None, n=257):
     """Logistic-spaced points of (0, 1) (26 decades of ``t``), the ends and ``breaks``."""
     points = [np.array([0.0, 1.0]), expit(np.linspace(-30, 30, n))]
@@ -47,11 +55,7 @@ class Chi2Family:
 
     def __init__(self, risks, prior):
         self.risks, self.prior = risks, prior
-        support = prior > 0
-        values, inverse = np.unique(risks[support], return_inverse=True)
-        weights = np.bincount(inverse, weights=prior[support])
-        self.u1 = values[0]
-        self.d = values - values[0]
+        self.u1, self.d, weights = distinct_risks(risks, prior)
         self.A = [np.cumsum(weights * self.d**j) for j in range(3)]
         self.scale = max(float(self.d[-1]), 1e-12)
 
@@ -106,11 +110,8 @@ class GibbsFamily:
 
     def __init__(self, risks, prior):
         self.risks, self.prior = risks, prior
-        support = prior > 0
-        values, inverse = np.unique(risks[support], return_inverse=True)
-        self.log_w = np.log(np.bincount(inverse, weights=prior[support]))
-        self.u1 = values[0]
-        self.d = values - values[0]
+        self.u1, self.d, weights = distinct_risks(risks, prior)
+        self.log_w = np.log(weights)
         self.scale = 1.0 / max(float(self.d[-1]), 1e-12)
 
     def breaks(self):
