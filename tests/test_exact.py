@@ -96,6 +96,9 @@ def test_uniform_prior_support_is_an_ordered_subset():
     assert np.all(np.diff(weights[:k]) <= 1e-15)  # weights fall as risks rise
     lo, hi = res.certificate.segment
     assert lo <= res.certificate.value <= hi
+    neighbours = res.certificate.neighbours  # the family at the surrounding breakpoints
+    assert len(neighbours) >= 2 and min(neighbours.values()) >= res.bound - 1e-9
+    assert set(neighbours) & {lo, hi}
 
 
 @pytest.mark.parametrize(("distance", "divergence"), PAIRS)
