@@ -9,6 +9,10 @@ chi-squared divergence (seed 000, Theorem 1 with alpha = 2), ``D = sum q^2/p``:
 * ``sq``:     ``R <= L + (D I_sq / delta)^(1/4)`` (eq. 11)
 * ``kl``:     ``kl(L, R) <= sqrt(D I_kl / delta)`` (eq. 13)
 
+Renyi divergence of order ``alpha > 1`` (Theorem 1), ``D = sum q^alpha p^(1-alpha)``:
+``phi(L, R) <= D^(1/alpha) (I_phi(m, alpha') / delta)^(1/alpha')``, ``alpha' = alpha/(alpha-1)``,
+with ``I_phi`` taken of ``|phi|``; chi2 is ``alpha = 2``.
+
 KL divergence, ``K = KL(Q||P)``:
 
 * ``kl``:     Seeger/Maurer, ``kl(L, R) <= (K + ln(2 sqrt(m)/delta)) / m``
@@ -32,8 +36,28 @@ from cvxpb.kl import kl
 
 DISTANCES_BY_DIVERGENCE = {
     "chi2": ("linear", "sq", "kl"),
+    "renyi": ("linear", "sq", "kl"),
     "kl": ("linear", "sq", "kl", "catoni"),
 }
+
+
+def check_alpha(divergence: str, alpha) -> float:
+    """The Renyi order: 2 for chi2, a finite number > 1 for renyi, unused for kl."""
+    if divergence == "chi2":
+        if alpha not in (None, 2, 2.0):
+            raise ValueError(f'alpha is 2 for divergence="chi2"; use "renyi" for alpha={alpha}')
+        return 2.0
+    if divergence == "kl":
+        if alpha is not None:
+            raise ValueError('alpha is only used with divergence="renyi" or "chi2"')
+        return None
+    try:
+        alpha = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f'divergence="renyi" needs alpha > 1, got {alpha!r}') from None
+    if not (np.isfinite(alpha) and alpha > 1):
+        raise ValueError(f'divergence="renyi" needs a finite alpha > 1, got {alpha!r}')
+    return alpha
 
 
 def default_grid(distance: str, m: int) -> np.ndarray | None:
@@ -65,7 +89,7 @@ class Bound:
         Grid of the free parameter (KL ``linear`` and ``catoni`` only).
     """
 
-    def __init__(self, distance, divergence, m, delta, constants="exact", grid=None):
+    def __init__(self, distance, divergence, m, delta, constants="exact", grid=None, alpha=None):
         allowed = DISTANCES_BY_DIVERGENCE[divergence]
         if distance not in allowed:
             raise ValueError(
@@ -74,7 +98,10 @@ class Bound:
             )
         self.distance, self.divergence = distance, divergence
         self.m, self.delta = m, delta
-        self.constant = bound_constant(distance, m, constants) if divergence == "chi2" else None
+        self.alpha = check_alpha(divergence, alpha)
+        self.constant = (
+            None if divergence == "kl" else bound_constant(distance, m, constants, self.alpha)
+        )
         self.grid = self._grid(grid)
 
     def _grid(self, grid):
@@ -91,13 +118,23 @@ class Bound:
     def __call__(self, L, div, rounding: int = 0):
         """``g(L, div)``, vectorized; ``rounding=+1`` rounds up, ``-1`` down."""
         L, div = np.broadcast_arrays(np.asarray(L, dtype=float), np.asarray(div, dtype=float))
-        if self.divergence == "chi2":
-            return self._chi2(L, div, rounding)
-        return self._kl(L, div, rounding)
+        if self.divergence == "kl":
+            return self._kl(L, div, rounding)
+        return self._renyi(L, div, rounding)
 
-    def _chi2(self, L, D, rounding):
-        rhs = nudge(np.sqrt(nudge(D * self.constant / self.delta, rounding)), rounding)
-        return DISTANCES[self.distance].inverse(L, rhs, rounding)
+    def complexity(self, D, rounding: int = 0):
+        """Theorem 1's right side ``D^(1/alpha) (I/delta)^(1/alpha')``.
+
+        For chi2 (``alpha = 2``) that is ``sqrt(D I / delta)``.
+        """
+        if self.alpha == 2:
+            return nudge(np.sqrt(nudge(D * self.constant / self.delta, rounding)), rounding)
+        inv_alpha = 1 / self.alpha
+        rhs = nudge(D, rounding) ** inv_alpha * (self.constant / self.delta) ** (1 - inv_alpha)
+        return nudge(nudge(rhs, rounding), rounding)
+
+    def _renyi(self, L, D, rounding):
+        return DISTANCES[self.distance].inverse(L, self.complexity(D, rounding), rounding)
 
     def _kl(self, L, K, rounding):
         m = self.m
@@ -124,8 +161,8 @@ class Bound:
         if self.distance != "kl":
             return self(L, div, rounding=-1) >= threshold
         L, div = np.broadcast_arrays(np.asarray(L, dtype=float), np.asarray(div, dtype=float))
-        if self.divergence == "chi2":
-            rhs = np.sqrt(div * self.constant / self.delta)
+        if self.divergence != "kl":
+            rhs = self.complexity(div)
         else:
             rhs = (div + np.log(2 * np.sqrt(self.m) / self.delta)) / self.m
         t = np.clip(threshold, 0.0, 1.0)

@@ -79,7 +79,14 @@ def cmd_solve(args) -> int:
     risks = read_vector(args.risks, args.column)
     prior = None if args.prior is None else read_vector(args.prior)
     prob = BoundProblem(
-        risks, args.m, args.delta, args.distance, args.divergence, prior, args.constants
+        risks,
+        args.m,
+        args.delta,
+        args.distance,
+        args.divergence,
+        prior,
+        args.constants,
+        alpha=args.alpha,
     )
     methods = [name.strip() for name in args.method.split(",")]
     for name in methods:
@@ -147,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--delta", type=float, default=0.05)
     solve.add_argument("--distance", default="kl", choices=ALL_DISTANCES)
     solve.add_argument("--divergence", default="chi2", choices=tuple(DISTANCES_BY_DIVERGENCE))
+    solve.add_argument("--alpha", type=float, help="Renyi order > 1 (with --divergence renyi)")
     solve.add_argument("--prior", help="file of prior weights (default uniform)")
     solve.add_argument("--constants", default="exact", choices=CONSTANTS)
     solve.add_argument("--method", default="exact", help=f"comma-separated, of {tuple(METHODS)}")

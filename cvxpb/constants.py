@@ -85,8 +85,17 @@ def _k_window(m: int, l: float) -> np.ndarray:
     return np.arange(lo, hi + 1)
 
 
-def kl_moment(m: int, l: float) -> float:
-    """``sum_k Bin(k; m, l) kl(k/m, l)^2``.
+def _phi_power(distance: str, k, m: int, l: float, power: float):
+    """``|phi(k/m, l)|^power``: ``|k/m - l|``, ``(k/m - l)^2`` or ``kl(k/m, l)``."""
+    if distance == "linear":
+        return np.abs(k / m - l) ** power
+    if distance == "sq":
+        return np.abs(k / m - l) ** (2 * power)
+    return kl(k / m, l) ** power
+
+
+def moment(m: int, l: float, distance: str = "kl", power: float = 2.0) -> float:
+    """``sum_k Bin(k; m, l) |phi(k/m, l)|^power``.
 
     ``scipy.stats.binom.pmf`` (Boost's algorithm) neither overflows nor loses
     accuracy at large ``m``: at ``m = 10^6`` it is within 4e-15 of mpmath, whereas
@@ -95,30 +104,36 @@ def kl_moment(m: int, l: float) -> float:
     if l <= 0 or l >= 1:
         return 0.0
     k = _k_window(m, l)
-    return float(np.sum(binom.pmf(k, m, l) * kl(k / m, l) ** 2))
+    return float(np.sum(binom.pmf(k, m, l) * _phi_power(distance, k, m, l, power)))
+
+
+def kl_moment(m: int, l: float) -> float:
+    """``sum_k Bin(k; m, l) kl(k/m, l)^2``."""
+    return moment(m, l, "kl", 2.0)
 
 
 def _log_grid(m: int) -> np.ndarray:
-    # The supremum sits near l = 2.6/m (and its mirror); a second mode sits at 1/2.
+    # The kl supremum sits near l = 2.6/m (and its mirror); a second mode sits at 1/2.
     return np.geomspace(1e-3 / m, 0.5, 600)
 
 
 @lru_cache(maxsize=256)
-def kl_supremum(m: int) -> tuple[float, float]:
-    """Global ``sup_l sum_k Bin(k; m, l) kl(k/m, l)^2`` and its maximizer.
+def moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tuple[float, float]:
+    """Global ``sup_l sum_k Bin(k; m, l) |phi(k/m, l)|^power`` and its maximizer.
 
-    The function is symmetric about 1/2 and bimodal, so a grid in ``log l`` over
-    ``(0, 1/2]`` finds the global mode, and a bounded Brent search refines it.
-    Returns ``(value, l_star)`` with ``l_star <= 1/2`` (``1 - l_star`` is the
-    mirror maximizer); the value is rounded up by ``KL_SUP_MARGIN``.
+    Each function is symmetric about 1/2 and may be multimodal, so a grid in
+    ``log l`` over ``(0, 1/2]`` finds the global mode and a bounded Brent search
+    refines it. Returns ``(value, l_star)`` with ``l_star <= 1/2`` (``1 - l_star``
+    is the mirror maximizer); the value is rounded up by ``KL_SUP_MARGIN``.
     """
     m = check_sample_size(m)
+    check_choice(distance, "distance", DISTANCES)
     grid = _log_grid(m)
-    values = np.array([kl_moment(m, l) for l in grid])
+    values = np.array([moment(m, l, distance, power) for l in grid])
     best = int(np.argmax(values))
     lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]
     res = minimize_scalar(
-        lambda t: -kl_moment(m, float(np.exp(t))),
+        lambda t: -moment(m, float(np.exp(t)), distance, power),
         bounds=(np.log(lo), np.log(hi)),
         method="bounded",
         options={"xatol": 1e-12},
@@ -127,6 +142,11 @@ def kl_supremum(m: int) -> tuple[float, float]:
     if values[best] > value:
         l_star, value = float(grid[best]), float(values[best])
     return value * (1 + KL_SUP_MARGIN), l_star
+
+
+def kl_supremum(m: int) -> tuple[float, float]:
+    """Global ``sup_l sum_k Bin(k; m, l) kl(k/m, l)^2`` and its maximizer ``l* <= 1/2``."""
+    return moment_supremum(m, "kl", 2.0)
 
 
 def kl_constant(m: int, constants: str = "exact") -> float:
@@ -150,11 +170,21 @@ def kl_constant(m: int, constants: str = "exact") -> float:
     return PAPER_KL_TABLE[max(tabulated)]
 
 
-def bound_constant(distance: str, m: int, constants: str = "exact") -> float:
-    """``I_phi(m, 2)`` for ``distance`` in ``("linear", "sq", "kl")``."""
+def bound_constant(distance: str, m: int, constants: str = "exact", alpha: float = 2.0) -> float:
+    """``I_phi(m, alpha')`` for ``distance`` in ``("linear", "sq", "kl")``.
+
+    ``alpha' = alpha / (alpha - 1)``. For ``alpha = 2`` (chi-squared) the closed
+    forms above; for other Renyi orders the supremum over ``l`` of
+    ``sum_k Bin(k; m, l) |phi(k/m, l)|^alpha'``, found globally. The paper has no
+    values there, so ``constants="paper"`` needs ``alpha = 2``.
+    """
     check_choice(distance, "distance", DISTANCES)
+    check_choice(constants, "constants", CONSTANTS)
+    if alpha != 2:
+        if constants == "paper":
+            raise ValueError(f'constants="paper" exists only for alpha = 2, got alpha={alpha}')
+        return moment_supremum(check_sample_size(m), distance, alpha / (alpha - 1))[0]
     if distance == "linear":
-        check_choice(constants, "constants", CONSTANTS)
         return linear_constant(m)
     if distance == "sq":
         return squared_constant(m, constants)

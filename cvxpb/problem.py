@@ -36,13 +36,16 @@ class BoundProblem:
         The bound holds with probability at least ``1 - delta``.
     distance : {"linear", "sq", "kl", "catoni"}, default="kl"
         ``catoni`` only with ``divergence="kl"``; see :mod:`cvxpb.bounds`.
-    divergence : {"chi2", "kl"}, default="chi2"
+    divergence : {"chi2", "renyi", "kl"}, default="chi2"
+        ``renyi`` is Theorem 1 of seed 000 for any order ``alpha > 1``.
     prior : array_like of shape (H,), optional
         Prior weights (non-negative, summing to 1); ``None`` is uniform.
     constants : {"exact", "paper"}, default="exact"
         Route for the chi-squared bounds' constant ``I_phi(m, 2)``.
     grid : array_like, optional
         Grid of ``lam`` (KL linear) or ``C`` (Catoni), union-bounded.
+    alpha : float > 1, optional
+        Renyi order (``divergence="renyi"`` only; chi2 is ``alpha = 2``).
 
     Examples
     --------
@@ -63,6 +66,7 @@ class BoundProblem:
         prior=None,
         constants="exact",
         grid=None,
+        alpha=None,
     ):
         self.risks = check_risks(risks)
         self.m = check_sample_size(m)
@@ -76,7 +80,11 @@ class BoundProblem:
             if prior is None
             else check_distribution(prior, size, "prior") / math.fsum(prior)
         )
-        self.bound_function = Bound(distance, divergence, self.m, self.delta, constants, grid)
+        self.bound_function = Bound(
+            distance, divergence, self.m, self.delta, constants, grid, alpha
+        )
+        self.alpha = self.bound_function.alpha
+        self.divergence_function = get_divergence(divergence, self.alpha)
 
     @property
     def H(self) -> int:
@@ -85,8 +93,9 @@ class BoundProblem:
     def __repr__(self):
         return (
             f"BoundProblem(H={self.H}, m={self.m}, delta={self.delta}, "
-            f"distance={self.distance!r}, divergence={self.divergence!r}, "
-            f"constants={self.constants!r})"
+            f"distance={self.distance!r}, divergence={self.divergence!r}"
+            + (f", alpha={self.alpha:g}" if self.divergence == "renyi" else "")
+            + f", constants={self.constants!r})"
         )
 
     # -- evaluation --------------------------------------------------------
@@ -111,7 +120,7 @@ class BoundProblem:
         q = self.project(q)
         total = math.fsum(q)
         L = min(math.fsum(q * self.risks) / total, 1.0)
-        div = get_divergence(self.divergence).value(q / total, self.prior)
+        div = self.divergence_function.value(q / total, self.prior)
         return L, div
 
     def _rounded_bound(self, q, L, div) -> float:

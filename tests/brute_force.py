@@ -5,7 +5,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import rel_entr
 
-from cvxpb.constants import kl_constant
+from cvxpb.constants import bound_constant, kl_constant
 
 
 def kl(a, b):
@@ -29,13 +29,18 @@ def chi2_constant(distance, m):
     return kl_constant(m)
 
 
-def bound(q, risks, prior, m, delta, distance, divergence):
+def bound(q, risks, prior, m, delta, distance, divergence, alpha=None):
     q = np.clip(q, 0, None)
     q = q / q.sum()
     L = float(q @ risks)
     on = q > 0
-    if divergence == "chi2":
-        rhs = np.sqrt(np.sum(q[on] ** 2 / prior[on]) * chi2_constant(distance, m) / delta)
+    if divergence in ("chi2", "renyi"):
+        if divergence == "chi2":
+            rhs = np.sqrt(np.sum(q[on] ** 2 / prior[on]) * chi2_constant(distance, m) / delta)
+        else:  # Theorem 1: E_P[(q/p)^a]^(1/a) (I(m, a')/delta)^(1/a'); I from cvxpb (mpmath-tested)
+            moment = np.sum(q[on] ** alpha * prior[on] ** (1 - alpha))
+            constant = bound_constant(distance, m, alpha=alpha)
+            rhs = moment ** (1 / alpha) * (constant / delta) ** (1 - 1 / alpha)
         if distance == "linear":
             return L + rhs
         if distance == "sq":
@@ -54,7 +59,9 @@ def bound(q, risks, prior, m, delta, distance, divergence):
     return float(np.min(values))
 
 
-def brute_force_minimum(risks, prior, m, delta, distance, divergence, starts=30, seed=0):
+def brute_force_minimum(
+    risks, prior, m, delta, distance, divergence, starts=30, seed=0, alpha=None
+):
     """Best bound found by SLSQP from the prior, every vertex and random Dirichlet starts."""
     rng = np.random.default_rng(seed)
     support = np.flatnonzero(prior > 0)
@@ -63,7 +70,7 @@ def brute_force_minimum(risks, prior, m, delta, distance, divergence, starts=30,
     def f(z):
         q = np.zeros(risks.size)
         q[support] = np.clip(z, 0, None)
-        return bound(q, risks, prior, m, delta, distance, divergence)
+        return bound(q, risks, prior, m, delta, distance, divergence, alpha)
 
     points = [prior[support] / prior[support].sum(), *np.eye(H), *rng.dirichlet(np.ones(H), starts)]
     best = min(f(z) for z in points)

@@ -97,3 +97,22 @@ def test_demo_bounds_every_distance_and_divergence(capsys):
         assert row["E_Q[val risk]"] <= row["bound"] < 1
     by_name = {(r["divergence"], r["distance"]): r["bound"] for r in rows}
     assert by_name[("chi2", "kl")] < by_name[("chi2", "sq")] < by_name[("chi2", "linear")]
+
+
+def test_solve_renyi_with_alpha(capsys, risks_csv):
+    argv = [
+        "solve",
+        str(risks_csv),
+        "--m",
+        "500",
+        "--divergence",
+        "renyi",
+        "--alpha",
+        "3",
+        "--json",
+    ]
+    code, out, _ = run(capsys, *argv)
+    expected = pb.BoundProblem(RISKS, 500, divergence="renyi", alpha=3).solve().bound
+    assert code == 0 and json.loads(out)["results"][0]["bound"] == expected
+    code, _, err = run(capsys, "solve", str(risks_csv), "--m", "500", "--divergence", "renyi")
+    assert code == 2 and "needs alpha > 1" in err

@@ -9,6 +9,7 @@ from cvxpb.constants import (
     kl_constant,
     kl_supremum,
     linear_constant,
+    moment_supremum,
     squared_constant,
 )
 
@@ -124,3 +125,32 @@ def test_unknown_distance_or_route_is_a_value_error():
         bound_constant("hinge", 10)
     with pytest.raises(ValueError, match="constants must be one of"):
         bound_constant("sq", 10, "approximate")
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 50, 1000])
+@pytest.mark.parametrize("distance", ["linear", "sq", "kl"])
+def test_generic_supremum_at_order_two_reproduces_the_closed_forms(m, distance):
+    assert moment_supremum(m, distance, 2.0)[0] == pytest.approx(
+        bound_constant(distance, m), rel=2e-12
+    )
+
+
+@pytest.mark.parametrize("m", [3, 40])
+@pytest.mark.parametrize("distance", ["linear", "sq", "kl"])
+def test_renyi_constants_match_mpmath(m, distance):
+    alpha = 3.0
+    power = alpha / (alpha - 1)
+    phis = {
+        "linear": lambda a, b: abs(a - b) ** power,
+        "sq": lambda a, b: abs(a - b) ** (2 * power),
+        "kl": lambda a, b: mp_kl(a, b) ** power,
+    }
+    value = mp_sup(lambda l: mp_moment(m, l, phis[distance]), mp_grid(m))
+    ours = bound_constant(distance, m, alpha=alpha)
+    assert ours >= float(value) * (1 - 1e-14)
+    assert ours == pytest.approx(float(value), rel=1e-10)
+
+
+def test_paper_constants_exist_only_for_order_two():
+    with pytest.raises(ValueError, match="only for alpha = 2"):
+        bound_constant("sq", 100, "paper", alpha=3.0)

@@ -49,6 +49,38 @@ def test_exact_is_never_beaten_by_brute_force(seed, distance, divergence):
     assert res.certificate.gap <= 2e-9
 
 
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("alpha", [1.5, 3.0, 8.0])
+@pytest.mark.parametrize("distance", ["linear", "sq", "kl"])
+def test_renyi_exact_is_never_beaten_by_brute_force(seed, alpha, distance):
+    risks, prior, m, delta = random_instance(seed)
+    prob = pb.BoundProblem(risks, m, delta, distance, "renyi", prior=prior, alpha=alpha)
+    res = prob.solve()
+    ours = bound(res.posterior, risks, prior, m, delta, distance, "renyi", alpha)
+    assert res.status == "optimal" and ours <= res.bound <= ours + 1e-9
+    brute = brute_force_minimum(risks, prior, m, delta, distance, "renyi", seed=seed, alpha=alpha)
+    assert ours <= brute + 1e-10
+
+
+@pytest.mark.parametrize("distance", ["linear", "sq", "kl"])
+def test_renyi_of_order_two_is_chi2(distance):
+    risks = np.random.default_rng(5).uniform(0, 0.5, 300)
+    chi2 = pb.BoundProblem(risks, 800, distance=distance).solve()
+    renyi = pb.BoundProblem(risks, 800, distance=distance, divergence="renyi", alpha=2).solve()
+    assert renyi.bound == chi2.bound and np.array_equal(renyi.posterior, chi2.posterior)
+
+
+def test_renyi_family_at_order_two_matches_the_cumulative_sums():
+    from cvxpb.solvers.family import Chi2Family, RenyiFamily
+
+    rng = np.random.default_rng(0)
+    risks = np.round(rng.uniform(0, 0.5, 300) * 100) / 100
+    prior = rng.dirichlet(np.ones(300))
+    x = np.concatenate([[0, 1e-9, 1e-3], np.linspace(0.01, 0.99, 50), [1 - 1e-9, 1]])
+    (L1, D1), (L2, D2) = Chi2Family(risks, prior).stats(x), RenyiFamily(risks, prior, 2.0).stats(x)
+    assert np.allclose(L1, L2, rtol=0, atol=1e-14) and np.allclose(D1, D2, rtol=1e-13)
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("solver", ["CLARABEL", "ECOS", "SCS"])
 def test_exact_matches_the_socp(seed, solver):

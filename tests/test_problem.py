@@ -33,6 +33,11 @@ RISKS = np.array([0.10, 0.12, 0.30, 0.05])
         ({"constants": "approx"}, "constants must be one of"),
         ({"grid": [1.0], "distance": "kl"}, "grid is only used"),
         ({"grid": [-1.0], "distance": "catoni", "divergence": "kl"}, "grid must be"),
+        ({"divergence": "renyi"}, "needs alpha > 1"),
+        ({"divergence": "renyi", "alpha": 1.0}, "finite alpha > 1"),
+        ({"divergence": "renyi", "alpha": np.inf}, "finite alpha > 1"),
+        ({"divergence": "chi2", "alpha": 3}, 'use "renyi"'),
+        ({"divergence": "kl", "alpha": 3}, "alpha is only used"),
     ],
 )
 def test_bad_input_names_the_argument(kwargs, match):

@@ -16,15 +16,19 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from cvxpb.result import Certificate
-from cvxpb.solvers.family import Chi2Family, GibbsFamily, initial_grid
+from cvxpb.solvers.family import Chi2Family, GibbsFamily, RenyiFamily, initial_grid
 
 SPLIT = 3  # pieces an open interval is cut into each round
 MAX_OPEN = 200_000  # open intervals at most; beyond, stop with status "max_rounds"
 
 
 def family_of(problem):
-    cls = Chi2Family if problem.divergence == "chi2" else GibbsFamily
-    return cls(problem.risks, problem.prior)
+    """The family that holds ``problem``'s optimal posteriors (DESIGN.md item 3)."""
+    if problem.divergence == "kl":
+        return GibbsFamily(problem.risks, problem.prior)
+    if problem.alpha == 2:
+        return Chi2Family(problem.risks, problem.prior)
+    return RenyiFamily(problem.risks, problem.prior, problem.alpha)
 
 
 class _Search:

@@ -102,6 +102,54 @@ class Chi2Family:
         return weights / weights.sum()
 
 
+class RenyiFamily:
+    """``q(nu) ∝ p ((nu - l)_+)^(1/(alpha-1))``: minimizers of ``L + mu sum q^a p^(1-a)``.
+
+    With ``t = nu - u_1``, ``d = u - u_1`` and ``z = (1 - d/t)_+ in [0, 1]`` (``t``
+    factored out so that no power over- or underflows), ``e = 1/(alpha - 1)``:
+    ``L = u_1 + sum w z^e d / sum w z^e`` and ``D = sum w z^(alpha e) / (sum w z^e)^alpha``.
+    Evaluated directly, ``O(points x distinct risks)``; ``alpha = 2`` is :class:`Chi2Family`.
+    """
+
+    parameter = "nu"
+    L_increasing = True
+
+    def __init__(self, risks, prior, alpha):
+        self.risks, self.prior, self.alpha = risks, prior, alpha
+        self.u1, self.d, self.w = distinct_risks(risks, prior)
+        self.scale = max(float(self.d[-1]), 1e-12)
+        self.e = 1 / (alpha - 1)
+
+    breaks = Chi2Family.breaks
+    nu = Chi2Family.nu
+    support_size = Chi2Family.support_size
+
+    def stats(self, x):
+        """``(L, D)`` along the family, vectorized over ``x``."""
+        t = np.atleast_1d(_parameter(x, self.scale))
+        positive = t > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.clip(1 - self.d[None, :] / np.where(positive, t, 1.0)[:, None], 0.0, None)
+        z = np.where(positive[:, None], z, (self.d == 0)[None, :].astype(float))
+        base = self.w * z**self.e
+        total = base.sum(axis=1)
+        L = self.u1 + (base @ self.d) / total
+        D = (self.w * z ** (self.alpha * self.e)).sum(axis=1) / total**self.alpha
+        return L, D
+
+    def posterior(self, x) -> np.ndarray:
+        """``q(nu(x))`` over all H classifiers."""
+        t = float(_parameter(x, self.scale))
+        gap = self.risks - self.u1
+        if t == 0:
+            weights = np.where(gap == 0, self.prior, 0.0)
+        elif np.isinf(t):
+            weights = self.prior.copy()
+        else:
+            weights = self.prior * np.clip(1 - gap / t, 0.0, None) ** self.e
+        return weights / weights.sum()
+
+
 class GibbsFamily:
     """``q(beta) ∝ p exp(-beta l)``: the minimizers of ``L + KL / beta``."""
 
