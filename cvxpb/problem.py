@@ -157,7 +157,15 @@ class BoundProblem:
     def replace_result(result: Result, **changes) -> Result:
         return dataclasses.replace(result, **changes)
 
-    def failed_result(self, method: str, status: str, message: str, seconds: float, **fields):
+    def failed_result(
+        self,
+        method: str,
+        status: str,
+        message: str,
+        seconds: float,
+        iterations: int = 0,
+        **fields,
+    ):
         """A Result for a solve that produced no posterior: bound NaN, status and message."""
         return Result(
             bound=math.nan,
@@ -165,7 +173,7 @@ class BoundProblem:
             status=status,
             method=method,
             seconds=seconds,
-            iterations=0,
+            iterations=iterations,
             empirical_risk=math.nan,
             divergence=math.nan,
             message=message,

@@ -1,11 +1,12 @@
 """Methods of solution, one module each; ``METHODS`` maps a name to its ``solve``."""
 
-from cvxpb.solvers import closed_form, cvx, exact
+from cvxpb.solvers import ccp_bounds, closed_form, cvx, exact
 
 METHODS = {
     "exact": exact.solve,
     "cvx": cvx.solve,
     "closed_form": closed_form.solve,
+    "ccp": ccp_bounds.solve,
 }
 
 __all__ = ["METHODS"]

@@ -1,0 +1,179 @@
+"""``method="ccp"``: the bounds as difference-of-convex programs for :mod:`cvxpb.solvers.ccp`.
+
+With ``n(q) = ||q / sqrt(p)||_2 = sqrt(D)`` (chi2) or ``K(q) = KL(q||p)``:
+
+* squared distance, chi2: ``L + (D I/delta)^(1/4) = L + b sqrt(s)``, ``s >= n(q)``,
+  ``b = (I/delta)^(1/4)``; the concave ``b sqrt(s)`` is linearized (an SOCP each time).
+  With KL (McAllester): ``L + sqrt(s)``, ``s >= (K + ln(2 sqrt(m)/delta)) / (2m)``.
+* kl distance: the bound is the smallest ``r >= L`` with ``kl(L, r) >= eps(q)``, since
+  ``kl(L, .)`` increases on ``[L, 1]``: ``min r  s.t.  eps(q) - kl(L(q), r) <= 0``,
+  with ``eps = c n(q)`` (chi2, ``c = sqrt(I/delta)``) or ``(K + ln(2 sqrt(m)/delta))/m``.
+  The concave ``-kl`` is linearized (seed 000, eq. 67c). (``min r s.t. kl(L, r) <= eps``,
+  the other half of the seed's equality, is solved by ``r = L`` and bounds nothing.)
+  Its tangent is taken at ``L`` clipped into ``[1e-12, 1 - 1e-12]``: any tangent of a
+  concave function over-estimates it, and none is taken where ``d kl / dL`` is
+  infinite, so all-zero risks (separable data) need no special case.
+* linear distance, chi2: convex, one iteration.
+
+Only the classifiers with positive prior mass are variables.
+"""
+
+from __future__ import annotations
+
+import time
+
+import cvxpy as cp
+import numpy as np
+
+from cvxpb.kl import kl
+from cvxpb.solvers import ccp
+
+CLIP = 1e-12
+
+
+def check_problem(problem):
+    ok = (problem.divergence == "chi2" and problem.distance in ("linear", "sq", "kl")) or (
+        problem.divergence == "kl" and problem.distance in ("sq", "kl")
+    )
+    if not ok:
+        raise ValueError(
+            'method="ccp" handles distance "sq" or "kl" with divergence "chi2" or "kl", and '
+            f'"linear" with "chi2"; got distance={problem.distance!r}, '
+            f'divergence={problem.divergence!r}: use method="exact"'
+        )
+
+
+def _complexity(problem, q, p):
+    """The convex divergence term: ``n(q)`` (chi2) or ``K(q) + ln(2 sqrt(m)/delta)`` (KL)."""
+    if problem.divergence == "chi2":
+        return cp.norm(cp.multiply(1 / np.sqrt(p), q), 2)
+    return cp.sum(cp.rel_entr(q, p)) + np.log(2 * np.sqrt(problem.m) / problem.delta)
+
+
+def _kl_tangent(q, r, risks):
+    """The concave ``-kl(risks @ q, r)``, linearized at a clipped nearby point."""
+
+    def linearize(point):
+        L0 = float(np.clip(risks @ point[q], CLIP, 1 - CLIP))
+        r0 = float(np.clip(point[r], L0 + CLIP, 1 - CLIP)) if L0 + CLIP < 1 - CLIP else L0
+        d_L = np.log(L0 / r0) - np.log((1 - L0) / (1 - r0))
+        d_r = (r0 - L0) / (r0 * (1 - r0))
+        constant = -float(kl(L0, r0)) + d_L * L0 + d_r * r0
+        return constant, {q: -d_L * risks, r: np.array(-d_r)}
+
+    return ccp.ConcavePart(linearize=linearize)
+
+
+def formulate(problem):
+    """``(DCProblem, q, r or s)`` for ``problem`` on its positive-prior classifiers."""
+    support = problem.prior > 0
+    p, risks = problem.prior[support], problem.risks[support]
+    q = cp.Variable(p.size, nonneg=True, name="q")
+    L = risks @ q
+    simplex = [cp.sum(q) == 1]
+    term = _complexity(problem, q, p)
+    if problem.distance == "linear":
+        c = np.sqrt(problem.bound_function.constant / problem.delta)
+        return ccp.DCProblem(ccp.DCFunction(L + c * term), (), simplex), q, None
+    if problem.distance == "sq":
+        s = cp.Variable(nonneg=True, name="s")
+        if problem.divergence == "chi2":
+            b = (problem.bound_function.constant / problem.delta) ** 0.25
+            floor = s >= term
+        else:
+            b, floor = 1.0, s >= term / (2 * problem.m)
+        objective = ccp.DCFunction(L, ccp.ConcavePart(expr=b * cp.sqrt(s)))
+        return ccp.DCProblem(objective, (), [*simplex, floor]), q, s
+    r = cp.Variable(name="r")
+    eps = (
+        np.sqrt(problem.bound_function.constant / problem.delta) * term
+        if problem.divergence == "chi2"
+        else term / problem.m
+    )
+    constraint = ccp.DCFunction(eps, _kl_tangent(q, r, risks))
+    extra = [r >= L, r <= 1]
+    return ccp.DCProblem(ccp.DCFunction(r), (constraint,), [*simplex, *extra]), q, r
+
+
+def start_point(problem, q, other, q0):
+    """A feasible start: ``q0`` and the matching ``s`` or ``r`` (the bound at ``q0``)."""
+    point = {q: q0}
+    if other is None:
+        return point
+    if problem.distance == "sq":
+        L, div = problem.terms(_full(problem, q0))
+        rhs = problem.bound_function(L, div) - L
+        b = (
+            1.0
+            if problem.divergence == "kl"
+            else (problem.bound_function.constant / problem.delta) ** 0.25
+        )
+        point[other] = np.array((rhs / b) ** 2)
+    else:
+        point[other] = np.array(problem.evaluate(_full(problem, q0)))
+    return point
+
+
+def _full(problem, q_support):
+    q = np.zeros(problem.H)
+    q[problem.prior > 0] = np.clip(q_support, 0.0, None)
+    return q / q.sum()
+
+
+def _initial_q(problem, initial):
+    p = problem.prior[problem.prior > 0]
+    if isinstance(initial, str):
+        if initial == "uniform":
+            return np.full(p.size, 1.0 / p.size)
+        if initial == "prior":
+            return p / p.sum()
+        raise ValueError(f'initial must be "uniform", "prior" or an array, got {initial!r}')
+    q0 = np.asarray(initial, dtype=float)
+    if q0.shape != (problem.H,):
+        raise ValueError(f"initial must have length {problem.H}, got {q0.shape}")
+    return problem.project(q0)[problem.prior > 0]
+
+
+def solve(problem, initial="uniform", n_starts: int = 1, random_state=None, **options):
+    """Minimize the bound by CCP from ``initial`` ("uniform", "prior" or an array).
+
+    With ``n_starts > 1`` the further starts are Dirichlet(1) draws seeded from
+    ``random_state``. ``options`` go to :func:`cvxpb.solvers.ccp.solve`. Every start
+    is feasible (``r`` or ``s`` is set from the bound at ``q``), so the plain CCP,
+    which then decreases the bound monotonically, is the default (``penalty=False``).
+    """
+    options.setdefault("penalty", False)
+    check_problem(problem)
+    start = time.perf_counter()
+    dc, q, other = formulate(problem)
+    first = start_point(problem, q, other, _initial_q(problem, initial))
+
+    def dirichlet(rng):
+        return start_point(problem, q, other, rng.dirichlet(np.ones(q.shape[0])))
+
+    result = ccp.solve(
+        dc,
+        initial=first,
+        sampler=dirichlet,
+        n_starts=n_starts,
+        random_state=random_state,
+        **options,
+    )
+    seconds = time.perf_counter() - start
+    if result.point is None:
+        return problem.failed_result(
+            "ccp",
+            result.status,
+            result.message or "no feasible iterate",
+            seconds,
+            iterations=result.iterations,
+        )
+    return problem.result_from_posterior(
+        _full(problem, result.point[q]),
+        method="ccp",
+        status=result.status,
+        seconds=seconds,
+        iterations=result.iterations,
+        message=result.message or f"CCP {result.status}",
+        objective=float(result.objective),
+    )
