@@ -204,6 +204,25 @@ def _solve_with_fallback(program, solvers, solver_options, accept_inaccurate):
     return "solver_failed", None, "; ".join(notes)
 
 
+class _StoppingRule:
+    """Converged: a steady objective and a still point, or STEADY steady iterations
+    (the point may keep moving at the subproblem solver's accuracy). Stalled: the
+    objective rose ``patience`` times in a row."""
+
+    def __init__(self, options):
+        self.options, self.rises, self.steady = options, 0, 0
+
+    def verdict(self, old, new, step):
+        margin = self.options["tol"] * (1 + abs(new))
+        self.rises = self.rises + 1 if new > old + margin else 0
+        self.steady = self.steady + 1 if abs(new - old) <= margin else 0
+        if self.steady and (step <= self.options["tol_x"] or self.steady >= STEADY):
+            return "converged"
+        if self.rises >= self.options["patience"]:
+            return "stalled"
+        return None
+
+
 @dataclass
 class _Run:
     """One start of the CCP."""
@@ -218,12 +237,13 @@ class _Run:
         return max((f.evaluate(point) for f in self.problem.dc_constraints), default=0.0)
 
     def run(self, start):
+        """Iterate from ``start``; returns ``(status, iterations, message)``."""
         opts = self.options
         sub = _Subproblem(self.problem, self.variables, opts["penalty"])
         point, tau = start, opts["tau"]
         objective = self.problem.objective.evaluate(point)
         self._record_best(point, objective)
-        rises = steady = 0
+        stop = _StoppingRule(opts)
         for k in range(1, opts["max_iter"] + 1):
             sub.update(point, tau)
             status, solver, note = _solve_with_fallback(
@@ -234,36 +254,32 @@ class _Run:
             new = {v: np.array(v.value, dtype=float) for v in self.variables}
             new_objective = self.problem.objective.evaluate(new)
             slack = float(np.sum(sub.slack.value)) if sub.slack is not None else 0.0
-            self.history.append(
-                {
-                    "iteration": k,
-                    "objective": new_objective,
-                    "surrogate": float(sub.cvx.value),
-                    "slack": slack,
-                    "tau": tau,
-                    "solver": solver,
-                    "solver_status": status,
-                    "inaccurate": status == "optimal_inaccurate",
-                    "violation": self.violation(new),
-                }
-            )
+            self._log(k, new, new_objective, sub, slack, tau, solver, status)
             self._record_best(new, new_objective)
             step = max(float(np.max(np.abs(new[v] - point[v]))) for v in self.variables)
-            change = abs(new_objective - objective)
-            rises = (
-                rises + 1 if new_objective > objective + opts["tol"] * (1 + abs(objective)) else 0
-            )
-            point, objective = new, new_objective
-            tau = min(opts["mu"] * tau, opts["tau_max"])
-            steady = steady + 1 if change <= opts["tol"] * (1 + abs(objective)) else 0
-            # converged: a steady objective and a still point, or STEADY steady iterations
-            # (the point may keep moving at the subproblem solver's accuracy)
-            if steady and (step <= opts["tol_x"] or steady >= STEADY):
+            verdict = stop.verdict(objective, new_objective, step)
+            point, objective, tau = new, new_objective, min(opts["mu"] * tau, opts["tau_max"])
+            if verdict == "converged":
                 feasible = slack <= opts["feas_tol"] and self.best[1] is not None
                 return ("converged" if feasible else "infeasible"), k, note
-            if rises >= opts["patience"]:
-                return "stalled", k, f"objective rose {rises} times in a row"
+            if verdict == "stalled":
+                return "stalled", k, f"objective rose {stop.rises} times in a row"
         return "max_iter", opts["max_iter"], ""
+
+    def _log(self, k, point, objective, sub, slack, tau, solver, status):
+        self.history.append(
+            {
+                "iteration": k,
+                "objective": objective,
+                "surrogate": float(sub.cvx.value),
+                "slack": slack,
+                "tau": tau,
+                "solver": solver,
+                "solver_status": status,
+                "inaccurate": status == "optimal_inaccurate",
+                "violation": self.violation(point),
+            }
+        )
 
     def _record_best(self, point, objective):
         if self.violation(point) <= self.options["feas_tol"] and objective < self.best[0]:
