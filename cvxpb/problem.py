@@ -137,6 +137,50 @@ class BoundProblem:
         q = self.project(q)
         return self._rounded_bound(q, *self.terms(q))
 
+    def raw_terms(self, q) -> tuple[float, float]:
+        """``(L, div)`` at any non-negative ``q``, unnormalized and unchecked (for solvers)."""
+        q = np.clip(np.asarray(q, dtype=float), 0.0, None)
+        return float(q @ self.risks), self.divergence_function.value(q, self.prior)
+
+    def _partials(self, L: float, div: float, step: float = 1e-6) -> tuple[float, float]:
+        """``dg/dL`` and ``dg/ddiv`` of the bound ``g(L, div)`` by central differences."""
+        g = self.bound_function
+        lo, hi = max(L - step, 0.0), min(L + step, 1.0)
+        d_L = float(g(hi, div) - g(lo, div)) / (hi - lo)
+        h = step * max(abs(div), 1e-6)
+        d_div = float(g(L, div + h) - g(L, max(div - h, 0.0))) / (div + h - max(div - h, 0.0))
+        return d_L, d_div
+
+    def gradient(self, q) -> np.ndarray:
+        """The gradient of the bound at ``q`` (not projected): ``g_L l + g_div grad div``.
+
+        Entries where the prior is zero are ``+inf`` (the divergence forbids them);
+        KL's ``log q`` is taken at ``max(q, 1e-300)``.
+        """
+        q = np.clip(np.asarray(q, dtype=float), 0.0, None)
+        d_L, d_div = self._partials(*self.raw_terms(q))
+        on = self.prior > 0
+        grad = np.full(self.H, np.inf)
+        safe = np.maximum(q[on], 1e-300)
+        grad[on] = d_L * self.risks[on] + d_div * self.divergence_function.gradient(
+            safe, self.prior[on]
+        )
+        return grad
+
+    def kkt_residual(self, q) -> float:
+        """The natural residual of the bound's KKT system on the simplex at ``q``.
+
+        With ``g`` the gradient and ``mu = sum q_i g_i``: ``max_i |min(q_i, g_i - mu)|``,
+        zero exactly at a KKT point (``g_i = mu`` where ``q_i > 0``, ``g_i >= mu``
+        where ``q_i = 0``) and, unlike a support threshold, small where an interior
+        point solver leaves tiny weights.
+        """
+        q = self.project(q)
+        g = self.gradient(q)
+        usable = self.prior > 0
+        mu = float(q[usable] @ g[usable])
+        return float(np.max(np.abs(np.minimum(q[usable], g[usable] - mu))))
+
     # -- solving -----------------------------------------------------------
 
     def solve(self, method: str = "exact", **options) -> Result:
