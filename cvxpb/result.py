@@ -44,7 +44,8 @@ class Result:
 
     ``bound`` is always re-evaluated from ``posterior`` with outward rounding and
     the conservative kl inverse; a solver's objective value is kept apart in
-    ``objective`` and never reported as the bound.
+    ``objective`` and never reported as the bound. ``details`` holds what one
+    method alone reports (for example the fixed-point scheme's positivity checks).
     """
 
     bound: float
@@ -59,6 +60,7 @@ class Result:
     message: str = ""
     solver: str | None = None
     objective: float | None = None
+    details: dict = field(default_factory=dict)
 
     @property
     def support_size(self) -> int:

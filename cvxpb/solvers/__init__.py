@@ -1,6 +1,6 @@
 """Methods of solution, one module each; ``METHODS`` maps a name to its ``solve``."""
 
-from cvxpb.solvers import ccp_bounds, closed_form, cvx, exact, nlp
+from cvxpb.solvers import ccp_bounds, closed_form, cvx, exact, fixed_point, nlp
 
 METHODS = {
     "exact": exact.solve,
@@ -8,6 +8,7 @@ METHODS = {
     "closed_form": closed_form.solve,
     "ccp": ccp_bounds.solve,
     "nlp": nlp.solve,
+    "fixed_point": fixed_point.solve,
 }
 
 __all__ = ["METHODS"]

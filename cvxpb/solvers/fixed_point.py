@@ -1,0 +1,188 @@
+"""``method="fixed_point"``: seed 000's fixed-point equations on ordered subsets (Algorithm 1).
+
+On the support ``S`` of the ``H'`` smallest risks (with positive prior), ``pi = p / P_S``,
+``D = sum_S q^2/p``, ``L = sum_S q l`` and ``c^2 = I/delta``:
+
+* squared distance (eq. 49; eq. 12 for the uniform prior):
+  ``q_i = pi_i [1 + k P_S (mean_pi - l_i)]``, ``k = 2 D^(3/4) / c^(1/2)``;
+* kl distance (eq. 63; eq. 15 for the uniform prior):
+  ``q_i ∝ p_i [1 + (l_i - L) / eps * log((1 - r) L / (r (1 - L)))]``, ``eps = c sqrt(D)``,
+  ``r = kl^{-1}(L, eps)``;
+* linear distance: eq. (9)/(28), which needs no iteration.
+
+The map is iterated with damping ``q <- (1 - theta) q + theta F(q)``; ``theta`` halves
+when the step grows, and a run that has not settled after ``max_iter`` steps is
+``did_not_converge``. Algorithm 1 then scans ``H' = 1, 2, ...`` until a solution has a
+negative weight or fails to converge (``search="linear"``), or starts at the ``H'`` of
+eq. (35), ``sum_{i <= H'} p_i l_i^2 = I_lin/delta``, bisects down to the largest
+usable subset if that one is not, and walks downhill (``search="warm"``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from cvxpb.constants import linear_constant
+from cvxpb.kl import kl_inv_upper_newton
+from cvxpb.validation import check_choice
+
+SEARCHES = ("linear", "warm")
+THETA_MIN = 1 / 64
+
+
+class SubsetMap:
+    """The fixed-point map ``F`` on the ordered subset of the ``size`` smallest risks."""
+
+    def __init__(self, problem, l, p, size):
+        self.problem, self.l, self.p = problem, l[:size], p[:size]
+        self.P = self.p.sum()
+        self.pi = self.p / self.P
+        self.c2 = problem.bound_function.constant / problem.delta
+
+    def __call__(self, q):
+        distance = self.problem.distance
+        if distance == "linear":
+            return self._linear()
+        if distance == "sq":
+            D = np.sum(q * q / self.p)
+            k = 2 * D**0.75 / self.c2**0.25
+            return self.pi * (1 + k * self.P * (self.pi @ self.l - self.l))
+        return self._kl(q)
+
+    def _linear(self):
+        mean = self.pi @ self.l
+        slack = self.c2 / self.P - (self.pi @ self.l**2 - mean**2)
+        return self.pi * (1 + (mean - self.l) / np.sqrt(slack)) if slack > 0 else -self.pi
+
+    def _kl(self, q):
+        if np.ptp(self.l) == 0:  # all equal: Q = P (seed 000, Lemma 4)
+            return self.pi.copy()
+        L, D = float(q @ self.l), float(np.sum(q * q / self.p))
+        eps = np.sqrt(self.c2 * D)
+        r = float(kl_inv_upper_newton(L, eps)[0])
+        with np.errstate(divide="ignore"):
+            slope = np.log((1 - r) * L / (r * (1 - L))) / eps
+        weights = self.p * (1 + (self.l - L) * slope)
+        return weights / weights.sum()
+
+
+def iterate(F, q0, max_iter, tol):
+    """Damped fixed-point iteration; returns ``(q, status, iterations, theta)``."""
+    q, theta, last_step = q0, 1.0, np.inf
+    for k in range(1, max_iter + 1):
+        image = F(q)
+        if not np.all(np.isfinite(image)):
+            return q, "did_not_converge", k, theta
+        step = float(np.max(np.abs(image - q)))
+        if step <= tol:
+            return image, "converged", k, theta
+        if step > last_step and theta > THETA_MIN:
+            theta /= 2
+        last_step = step
+        q = (1 - theta) * q + theta * image
+    return q, "did_not_converge", max_iter, theta
+
+
+class _Scan:
+    """Algorithm 1: the best posterior over ordered subsets."""
+
+    def __init__(self, problem, max_iter, tol):
+        support = np.flatnonzero(problem.prior > 0)
+        self.order = support[np.argsort(problem.risks[support], kind="stable")]
+        self.l, self.p = problem.risks[self.order], problem.prior[self.order]
+        self.problem, self.max_iter, self.tol = problem, max_iter, tol
+        self.solutions = {}  # size -> (q, status, iterations, theta, bound)
+        self.iterations = 0
+
+    def solve_size(self, size):
+        if size not in self.solutions:
+            F = SubsetMap(self.problem, self.l, self.p, size)
+            previous = self.solutions.get(size - 1)
+            q0 = np.append(previous[0], 0.0) if previous else F.pi.copy()
+            q, status, k, theta = iterate(F, q0, self.max_iter, self.tol)
+            self.iterations += k
+            usable = status == "converged" and bool(np.all(q > 0))
+            bound = self._bound(q) if usable else np.inf
+            self.solutions[size] = (q, status, k, theta, bound)
+        return self.solutions[size]
+
+    def _bound(self, q):
+        l, p = self.l[: q.size], self.p[: q.size]
+        L, D = float(q @ l), float(np.sum(q * q / p))
+        return float(self.problem.bound_function(L, D))
+
+    def linear(self):
+        for size in range(1, self.l.size + 1):
+            if not self.feasible(size):
+                return True
+        return False
+
+    def feasible(self, size) -> bool:
+        return bool(np.isfinite(self.solve_size(size)[4]))
+
+    def warm(self):
+        target = linear_constant(self.problem.m) / self.problem.delta  # eq. (35)
+        size = int(np.searchsorted(np.cumsum(self.p * self.l**2), target)) + 1
+        size = min(max(size, 1), self.l.size)
+        if not self.feasible(size):  # bisect for the largest feasible size below
+            lo, hi = 1, size
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if self.feasible(mid) else (lo, mid)
+            size = lo
+        for direction in (1, -1):
+            current = size
+            while 1 <= current + direction <= self.l.size:
+                nxt = current + direction
+                if self.solve_size(nxt)[4] >= self.solve_size(current)[4]:
+                    break
+                current = nxt
+        return any(not np.isfinite(v[4]) for v in self.solutions.values())
+
+    def best(self):
+        feasible = {s: v for s, v in self.solutions.items() if np.isfinite(v[4])}
+        return min(feasible.items(), key=lambda item: item[1][4]) if feasible else None
+
+
+def check_problem(problem):
+    if problem.divergence != "chi2":
+        raise ValueError(
+            'method="fixed_point" needs divergence="chi2" (seed 000, eqs. 12, 15, 49, 63); '
+            f'got {problem.divergence!r}: use method="exact"'
+        )
+
+
+def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e-13):
+    """Algorithm 1 with the fixed-point equations; ``search`` is "linear" or "warm"."""
+    check_problem(problem)
+    check_choice(search, "search", SEARCHES)
+    start = time.perf_counter()
+    scan = _Scan(problem, max_iter, tol)
+    violated = scan.linear() if search == "linear" else scan.warm()
+    best = scan.best()
+    seconds = time.perf_counter() - start
+    details = {"positivity_violated": violated, "subsets_tried": len(scan.solutions)}
+    if best is None:
+        return problem.failed_result(
+            "fixed_point",
+            "did_not_converge",
+            "no ordered subset gave a positive fixed point",
+            seconds,
+            iterations=scan.iterations,
+            details=details,
+        )
+    size, (q, status, k, theta, _) = best
+    details.update({"support_size": size, "theta": theta, "subset_iterations": k})
+    posterior = np.zeros(problem.H)
+    posterior[scan.order[:size]] = q
+    return problem.result_from_posterior(
+        posterior,
+        method="fixed_point",
+        status=status,
+        seconds=seconds,
+        iterations=scan.iterations,
+        message=f"Algorithm 1 ({search}): H* = {size}, {status}",
+        details=details,
+    )
