@@ -88,6 +88,8 @@ def cmd_solve(args) -> int:
         args.constants,
         alpha=args.alpha,
     )
+    if args.compare:
+        return _print_comparison(prob, args)
     methods = [name.strip() for name in args.method.split(",")]
     for name in methods:
         if name not in METHODS:
@@ -117,6 +119,23 @@ def cmd_solve(args) -> int:
     if np.all(np.isfinite(best.posterior)):
         print(f"\ntop posterior weights ({best.method}):")
         print(_top_weights(prob, best.posterior, args.top).to_string(index=False))
+    return 0
+
+
+def _print_comparison(prob, args) -> int:
+    table = prob.compare(options={"nlp": {"max_seconds": args.nlp_seconds}})
+    if args.json:
+        print(
+            json.dumps(
+                {"problem": repr(prob), "rows": table.to_dict(orient="records")},
+                indent=2,
+                default=float,
+            )
+        )
+        return 0
+    print(f"{prob!r}\n")
+    shown = table.drop(columns="message")
+    print(shown.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     return 0
 
 
@@ -162,6 +181,15 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--column", type=int, help="column of a multi-column file (from 0)")
     solve.add_argument("--top", type=int, default=5, help="posterior weights to show")
     solve.add_argument("--json", action="store_true", help="machine-readable output")
+    solve.add_argument(
+        "--compare", action="store_true", help="every applicable method against the exact optimum"
+    )
+    solve.add_argument(
+        "--nlp-seconds",
+        type=float,
+        default=30.0,
+        help="time budget of the NLP baseline in --compare",
+    )
     solve.set_defaults(run=cmd_solve)
     demo = sub.add_parser("demo", help="the main job on WDBC, shipped with scikit-learn")
     demo.add_argument("--delta", type=float, default=0.05)

@@ -224,6 +224,12 @@ class BoundProblem:
             **fields,
         )
 
+    def compare(self, methods=None, options: dict | None = None):
+        """Every applicable method side by side; see :func:`cvxpb.compare.compare`."""
+        from cvxpb.compare import compare
+
+        return compare(self, methods, options)
+
     # -- teaching ----------------------------------------------------------
 
     def formulation(self):

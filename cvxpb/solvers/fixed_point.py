@@ -62,7 +62,7 @@ class SubsetMap:
         L, D = float(q @ self.l), float(np.sum(q * q / self.p))
         eps = np.sqrt(self.c2 * D)
         r = float(kl_inv_upper_newton(L, eps)[0])
-        with np.errstate(divide="ignore"):
+        with np.errstate(all="ignore"):  # non-finite values end as did_not_converge
             slope = np.log((1 - r) * L / (r * (1 - L))) / eps
         weights = self.p * (1 + (self.l - L) * slope)
         return weights / weights.sum()
@@ -72,7 +72,8 @@ def iterate(F, q0, max_iter, tol):
     """Damped fixed-point iteration; returns ``(q, status, iterations, theta)``."""
     q, theta, last_step = q0, 1.0, np.inf
     for k in range(1, max_iter + 1):
-        image = F(q)
+        with np.errstate(all="ignore"):  # a diverging map shows as non-finite values
+            image = F(q)
         if not np.all(np.isfinite(image)):
             return q, "did_not_converge", k, theta
         step = float(np.max(np.abs(image - q)))
@@ -100,7 +101,9 @@ class _Scan:
         if size not in self.solutions:
             F = SubsetMap(self.problem, self.l, self.p, size)
             previous = self.solutions.get(size - 1)
-            q0 = np.append(previous[0], 0.0) if previous else F.pi.copy()
+            # warm start from the previous subset's solution, pulled towards pi so that
+            # every weight is positive (a zero weight can put L at 0, where log L = -inf)
+            q0 = 0.5 * (np.append(previous[0], 0.0) + F.pi) if previous else F.pi.copy()
             q, status, k, theta = iterate(F, q0, self.max_iter, self.tol)
             self.iterations += k
             usable = status == "converged" and bool(np.all(q > 0))

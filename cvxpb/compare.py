@@ -1,0 +1,66 @@
+"""``BoundProblem.compare``: every method of solution side by side, against the exact optimum."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+ORDER = ("exact", "cvx", "closed_form", "ccp", "fixed_point", "nlp")
+
+
+def applicable_methods(problem) -> list[str]:
+    """The methods that can solve ``problem`` (the others raise a ValueError saying why)."""
+    linear_chi2 = problem.distance == "linear" and problem.divergence == "chi2"
+    ccp = (problem.divergence == "chi2" and problem.distance != "catoni") or (
+        problem.divergence == "kl" and problem.distance in ("sq", "kl")
+    )
+    usable = {
+        "exact": True,
+        "cvx": linear_chi2,
+        "closed_form": linear_chi2,
+        "ccp": ccp,
+        "fixed_point": problem.divergence == "chi2",
+        "nlp": True,
+    }
+    return [name for name in ORDER if usable[name]]
+
+
+def _row(problem, res, exact):
+    finite = np.all(np.isfinite(res.posterior))
+    return {
+        "method": res.method,
+        "bound": res.bound,
+        "gap": res.bound - exact.bound,
+        "posterior_l1": float(np.abs(res.posterior - exact.posterior).sum()) if finite else np.nan,
+        "support": res.support_size if finite else 0,
+        "kkt_residual": problem.kkt_residual(res.posterior) if finite else np.nan,
+        "iterations": res.iterations,
+        "seconds": res.seconds,
+        "status": res.status,
+        "message": res.message,
+    }
+
+
+def compare(problem, methods=None, options: dict | None = None) -> pd.DataFrame:
+    """One row per method: bound, gap to the exact bound, L1 distance of the posterior to
+    the exact one, support size, KKT residual, iterations, seconds and status.
+
+    Parameters
+    ----------
+    methods : sequence of str, optional
+        Default: every applicable method (see :func:`applicable_methods`).
+    options : dict, optional
+        Keyword arguments per method, e.g. ``{"nlp": {"max_seconds": 30}}``.
+    """
+    options = options or {}
+    methods = applicable_methods(problem) if methods is None else list(methods)
+    exact = problem.solve("exact", **options.get("exact", {}))
+    rows = [
+        _row(
+            problem,
+            exact if name == "exact" else problem.solve(name, **options.get(name, {})),
+            exact,
+        )
+        for name in methods
+    ]
+    return pd.DataFrame(rows)
