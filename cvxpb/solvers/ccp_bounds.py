@@ -29,6 +29,13 @@ from cvxpb.kl import kl
 from cvxpb.solvers import ccp
 
 CLIP = 1e-12
+# Bounds can be ~1e-3, where the solvers' default absolute gap tolerance (~1e-8) is
+# already 1e-5 relative: ask for a 1e-10 relative gap instead (feasibility as default).
+TIGHT = {
+    "CLARABEL": {"tol_gap_abs": 1e-14, "tol_gap_rel": 1e-10},
+    "ECOS": {"abstol": 1e-14, "reltol": 1e-10},
+    "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9},
+}
 
 
 def check_problem(problem):
@@ -140,9 +147,16 @@ def solve(problem, initial="uniform", n_starts: int = 1, random_state=None, **op
     With ``n_starts > 1`` the further starts are Dirichlet(1) draws seeded from
     ``random_state``. ``options`` go to :func:`cvxpb.solvers.ccp.solve`. Every start
     is feasible (``r`` or ``s`` is set from the bound at ``q``), so the plain CCP,
-    which then decreases the bound monotonically, is the default (``penalty=False``).
+    which then decreases the bound monotonically, is the default (``penalty=False``),
+    with a 1e-10 relative duality gap for the subproblem solvers (``TIGHT``) and
+    ``tol=1e-10``. ``optimal_inaccurate`` subproblems are accepted (and flagged in the
+    history): the bound is re-evaluated exactly at every iterate and the best kept, so
+    an inaccurate subproblem cannot make the reported bound invalid.
     """
     options.setdefault("penalty", False)
+    options.setdefault("solver_options", TIGHT)
+    options.setdefault("tol", 1e-10)
+    options.setdefault("accept_inaccurate", True)
     check_problem(problem)
     start = time.perf_counter()
     dc, q, other = formulate(problem)
