@@ -116,3 +116,14 @@ def test_solve_renyi_with_alpha(capsys, risks_csv):
     assert code == 0 and json.loads(out)["results"][0]["bound"] == expected
     code, _, err = run(capsys, "solve", str(risks_csv), "--m", "500", "--divergence", "renyi")
     assert code == 2 and "needs alpha > 1" in err
+
+
+def test_solve_compare_prints_every_method(capsys, risks_csv):
+    code, out, _ = run(
+        capsys, "solve", str(risks_csv), "--m", "500", "--distance", "kl", "--compare", "--json"
+    )
+    rows = json.loads(out)["rows"]
+    assert code == 0 and [r["method"] for r in rows] == ["exact", "ccp", "fixed_point", "nlp"]
+    assert all(r["gap"] >= -1e-9 for r in rows)
+    code, out, _ = run(capsys, "solve", str(risks_csv), "--m", "500", "--compare")
+    assert code == 0 and "kkt_residual" in out and "fixed_point" in out
