@@ -2,7 +2,7 @@
 same risks, measured in the same process (the method is O(H log H): a sort, cumulative
 sums and a branch and bound whose work does not grow with H for chi-squared).
 
-    python benchmarks/bench_exact.py [--repeats 5] [--json]
+    python -m benchmarks.bench_exact [--repeats 5] [--json]
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 import cvxpb as pb
+from benchmarks.table import print_table
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 
 SIZES = (50, 1990, 100_000)
@@ -65,14 +66,17 @@ def main():
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(
-        f"{'H':>7} {'divergence':>10} {'distance':>8} {'exact ms':>10} {'sort ms':>9} {'ratio':>8}"
+    print_table(
+        rows,
+        {
+            "H": ">7",
+            "divergence": ">10",
+            "distance": ">8",
+            "exact_ms": ">10.2f",
+            "sort_ms": ">9.4f",
+            "ratio_to_sort": ">13.0f",
+        },
     )
-    for r in rows:
-        print(
-            f"{r['H']:>7} {r['divergence']:>10} {r['distance']:>8} {r['exact_ms']:>10.2f} "
-            f"{r['sort_ms']:>9.4f} {r['ratio_to_sort']:>8.0f}"
-        )
 
 
 if __name__ == "__main__":

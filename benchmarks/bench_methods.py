@@ -2,7 +2,7 @@
 the three distances (chi-squared divergence), with times as ratios to method="exact"
 measured in the same process.
 
-    python benchmarks/bench_methods.py [--nlp-seconds 60] [--json]
+    python -m benchmarks.bench_methods [--nlp-seconds 60] [--json]
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 import cvxpb as pb
+from benchmarks.table import print_table
 
 SIZES = (50, 200, 1990)
 M = 1840
@@ -60,14 +61,18 @@ def main():
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(
-        f"{'H':>5} {'distance':>8} {'method':>12} {'gap':>10} {'seconds':>9} {'x exact':>8}  status"
+    print_table(
+        rows,
+        {
+            "H": ">5",
+            "distance": ">8",
+            "method": ">12",
+            "gap": ">10.2e",
+            "seconds": ">9.4f",
+            "ratio_to_exact": ">14.1f",
+            "status": ">16",
+        },
     )
-    for r in rows:
-        print(
-            f"{r['H']:>5} {r['distance']:>8} {r['method']:>12} {r['gap']:>10.2e} "
-            f"{r['seconds']:>9.4f} {r['ratio_to_exact']:>8.1f}  {r['status']}"
-        )
 
 
 if __name__ == "__main__":

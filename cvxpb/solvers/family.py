@@ -89,8 +89,11 @@ class Chi2Family:
         D = np.where(finite, D, 1 / A0)
         return L, D
 
+    e = 1.0  # the exponent of (nu - l)_+ in the family
+
     def posterior(self, x) -> np.ndarray:
-        """``q(nu(x))`` over all H classifiers, computed directly (not by cumulative sums)."""
+        """``q(nu(x)) ∝ p (1 - (l - u_1)/t)_+^e`` over all H classifiers, computed directly
+        (not by cumulative sums), with the limits ``t = 0`` and ``t = inf``."""
         t = float(_parameter(x, self.scale))
         gap = self.risks - self.u1
         if t == 0:
@@ -98,7 +101,7 @@ class Chi2Family:
         elif np.isinf(t):
             weights = self.prior.copy()
         else:
-            weights = self.prior * np.maximum(t - gap, 0.0)
+            weights = self.prior * np.clip(1 - gap / t, 0.0, None) ** self.e
         return weights / weights.sum()
 
 
@@ -123,6 +126,7 @@ class RenyiFamily:
     breaks = Chi2Family.breaks
     nu = Chi2Family.nu
     support_size = Chi2Family.support_size
+    posterior = Chi2Family.posterior
 
     def stats(self, x):
         """``(L, D)`` along the family, vectorized over ``x``."""
@@ -136,18 +140,6 @@ class RenyiFamily:
         L = self.u1 + (base @ self.d) / total
         D = (self.w * z ** (self.alpha * self.e)).sum(axis=1) / total**self.alpha
         return L, D
-
-    def posterior(self, x) -> np.ndarray:
-        """``q(nu(x))`` over all H classifiers."""
-        t = float(_parameter(x, self.scale))
-        gap = self.risks - self.u1
-        if t == 0:
-            weights = np.where(gap == 0, self.prior, 0.0)
-        elif np.isinf(t):
-            weights = self.prior.copy()
-        else:
-            weights = self.prior * np.clip(1 - gap / t, 0.0, None) ** self.e
-        return weights / weights.sum()
 
 
 class GibbsFamily:
