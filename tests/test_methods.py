@@ -65,6 +65,7 @@ def test_fixed_point_matches_exact_for_the_squared_distance(seed):
     for search in ("linear", "warm"):
         res = prob.solve("fixed_point", search=search)
         assert res.status == "converged" and res.details["positivity_violated"]
+        assert res.details["kkt_residual"] < 1e-6
         assert res.bound == pytest.approx(exact.bound, rel=1e-9)
         assert res.details["support_size"] == exact.support_size
 
@@ -170,3 +171,12 @@ def test_ccp_can_end_in_a_local_minimum_that_exact_escapes():
     assert exact.empirical_risk == 0 and local.empirical_risk > 0.01
     assert local.status == "converged" and prob.kkt_residual(local.posterior) < 1e-5
     assert local.bound == pytest.approx(exact.bound * 1.0213, rel=1e-3)
+
+
+def test_a_failing_subproblem_is_a_status_and_message():
+    prob = pb.BoundProblem(np.linspace(0.05, 0.4, 20), 500, distance="kl")
+    res = prob.solve("ccp", solvers=("NOT_A_SOLVER",))
+    assert res.status == "solver_failed" and "NOT_A_SOLVER: not installed" in res.message
+    assert res.bound >= prob.solve().bound  # the start, still a valid bound
+    capped = prob.solve("ccp", initial="uniform", max_iter=0)
+    assert capped.status == "max_iter" and capped.bound == prob.evaluate(np.full(20, 0.05))

@@ -180,6 +180,7 @@ def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e
     details.update({"support_size": size, "theta": theta, "subset_iterations": k})
     posterior = np.zeros(problem.H)
     posterior[scan.order[:size]] = q
+    details["kkt_residual"] = problem.kkt_residual(posterior)  # of the whole simplex
     return problem.result_from_posterior(
         posterior,
         method="fixed_point",
