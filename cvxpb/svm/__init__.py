@@ -1,0 +1,5 @@
+"""SVM families for PAC-Bayes bounds (seed 000's stochastic SVM; seed 001's priors)."""
+
+from cvxpb.svm.grid import lambda_grid
+
+__all__ = ["lambda_grid"]

@@ -1,0 +1,77 @@
+"""Datasets: sizes from seed 000's Table 2, labels, and the generators' defining moments."""
+
+import numpy as np
+import pytest
+
+from cvxpb import datasets
+from cvxpb.svm import lambda_grid
+
+# seed 000, Table 2: number of examples (Ionosphere's constant column is dropped upstream)
+TABLE_2 = {
+    "bupa": (345, 6),
+    "mammographic": (830, 5),
+    "wdbc": (569, 30),
+    "ionosphere": (351, 33),
+    "haberman": (306, 3),
+}
+
+
+@pytest.mark.parametrize("name", datasets.NAMES)
+def test_every_dataset_loads_offline_with_signed_labels(name):
+    data = datasets.load(name)
+    assert data.X.ndim == 2 and data.X.shape[0] == data.y.size
+    assert set(np.unique(data.y)) == {-1, 1} and np.all(np.isfinite(data.X))
+    assert data.description
+
+
+@pytest.mark.parametrize(("name", "shape"), TABLE_2.items())
+def test_sizes_match_the_seeds_table_2(name, shape):
+    assert datasets.load(name).X.shape == shape
+
+
+def test_wdbc_from_both_packages_is_the_same_data():
+    a, b = datasets.load("wdbc"), datasets.load("breast_cancer")
+    assert a.X.shape == b.X.shape
+    assert np.allclose(np.sort(a.X[:, 0]), np.sort(b.X[:, 0]))
+
+
+def test_waveform_class_means_are_breimans_mixtures():
+    data = datasets.waveform(40_000, classes=(1, 2), random_state=0)
+    i = np.arange(1, 22)
+    h1 = np.maximum(6 - np.abs(i - 11), 0)
+    h2, h3 = np.maximum(6 - np.abs(i - 15), 0), np.maximum(6 - np.abs(i - 7), 0)
+    # E[u h_a + (1 - u) h_b] = (h_a + h_b) / 2; class 1 uses (h1, h3), class 2 (h2, h3)
+    assert np.allclose(data.X[data.y == -1, :21].mean(0), (h1 + h3) / 2, atol=0.06)
+    assert np.allclose(data.X[data.y == 1, :21].mean(0), (h2 + h3) / 2, atol=0.06)
+    noise = data.X[:, 21:]
+    assert noise.shape[1] == 19 and abs(noise.mean()) < 0.01 and abs(noise.var() - 1) < 0.01
+
+
+def test_ringnorm_moments():
+    data = datasets.ringnorm(40_000, random_state=1)
+    inner, outer = data.X[data.y == 1], data.X[data.y == -1]
+    assert np.allclose(inner.mean(0), 2 / np.sqrt(20), atol=0.03)
+    assert np.allclose(inner.var(0), 1, atol=0.05) and np.allclose(outer.var(0), 4, atol=0.2)
+
+
+def test_generators_are_seeded_and_names_are_checked():
+    a, b = datasets.load("ringnorm", random_state=3), datasets.load("ringnorm", random_state=3)
+    assert np.array_equal(a.X, b.X)
+    assert np.sum(datasets.load("digits", digit=3).y == 1) == 183
+    with pytest.raises(ValueError, match="unknown dataset 'iris'; known: australian"):
+        datasets.load("iris")
+    with pytest.raises(ValueError, match="digit must be in 0..9"):
+        datasets.load("digits", digit=12)
+
+
+def test_lambda_grid_is_seed_000s_progression():
+    grid = lambda_grid()
+    assert grid.size == 158 and np.all(np.diff(grid) > 0)
+    assert grid.min() >= 1e-10 and grid.max() == pytest.approx(5.0)
+    for r, k in ((2, 29), (3, 18), (5, 12)):  # last power of each series above 1e-10
+        assert np.any(np.isclose(grid, 0.1 / r**k, rtol=1e-12, atol=0))
+        assert not np.any(np.isclose(grid, 0.1 / r ** (k + 1), rtol=1e-12, atol=0))
+    linear = grid[grid > 0.1]
+    assert np.allclose(np.diff(linear), 0.05) and linear[0] == pytest.approx(0.15)
+    with pytest.raises(ValueError, match="need 0 < floor < top < stop"):
+        lambda_grid(top=10.0)
