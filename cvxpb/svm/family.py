@@ -1,0 +1,112 @@
+"""The finite family of RBF SVMs of seed 000, Section 7: one per regularization parameter.
+
+Each ``lam`` gets its own random split of the data into ``m`` training and ``v``
+validation examples (overlaps between classifiers allowed, as in the seed); its
+empirical risk is measured on its validation part. The RBF width is estimated as
+kernlab's ``ksvm`` does by default (``sigest``). Training runs through joblib, so
+``n_jobs`` spreads it over cores and joblib's Dask backend over a cluster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.dummy import DummyClassifier
+from sklearn.svm import SVC
+
+
+def sigest(X, frac: float = 0.5, random_state=None) -> float:
+    """kernlab's automatic RBF width: ``mean(1 / q_0.9, 1 / q_0.1)`` of the squared
+    distances between ``floor(frac * n)`` random pairs of rows (zero distances dropped);
+    ``exp(-gamma ||x - x'||^2)`` is the kernel of both kernlab's ``rbfdot`` and scikit-learn."""
+    X = np.asarray(X, dtype=float)
+    rng = np.random.default_rng(random_state)
+    n = max(int(np.floor(frac * X.shape[0])), 2)
+    first, second = rng.integers(0, X.shape[0], n), rng.integers(0, X.shape[0], n)
+    distances = np.sum((X[first] - X[second]) ** 2, axis=1)
+    distances = distances[distances > 0]
+    if distances.size == 0:
+        return 1.0
+    q10, q90 = np.quantile(distances, [0.1, 0.9])
+    return float((1 / q90 + 1 / q10) / 2)
+
+
+@dataclass(frozen=True, eq=False)
+class SVMFamily:
+    """Trained SVMs, one per ``lam``, with their validation risks (the bound's data)."""
+
+    lambdas: np.ndarray
+    estimators: list
+    risks: np.ndarray
+    m: int  # validation examples per classifier: the sample size of the risks
+    gamma: float
+
+    def votes(self, X) -> np.ndarray:
+        """``(n_samples, H)`` predictions in {-1, +1}."""
+        return np.column_stack([est.predict(X) for est in self.estimators])
+
+
+def _fit_one(X, y, lam, gamma, train_size, seed):
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(y.size)
+    train, val = order[:train_size], order[train_size:]
+    if np.unique(y[train]).size < 2:  # a one-class subsample: a constant classifier
+        est = DummyClassifier(strategy="most_frequent").fit(X[train], y[train])
+    else:
+        est = SVC(C=1 / (lam * train_size), kernel="rbf", gamma=gamma).fit(X[train], y[train])
+    return est, float(np.mean(est.predict(X[val]) != y[val]))
+
+
+def fit_family(
+    X,
+    y,
+    lambdas,
+    train_fraction: float = 0.5,
+    gamma: float | None = None,
+    n_jobs=None,
+    random_state=None,
+    progress: bool = False,
+) -> SVMFamily:
+    """Train one SVM per ``lam`` (``C = 1 / (lam m)``) on its own random split.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,) with values in {-1, +1}
+    lambdas : array_like of shape (H,)
+    train_fraction : float, default=0.5
+        Share of the examples each SVM trains on (seed 000: m = v); the rest validate it.
+    gamma : float, optional
+        RBF width; by default :func:`sigest` on ``X``.
+    n_jobs : int, optional
+        joblib workers (under ``joblib.parallel_config(backend="dask")`` a Dask cluster's).
+    progress : bool, default=False
+        A tqdm bar over the SVMs.
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    lambdas = np.asarray(lambdas, dtype=float)
+    if not 0 < train_fraction < 1:
+        raise ValueError(f"train_fraction must lie in (0, 1), got {train_fraction}")
+    train_size = int(round(train_fraction * y.size))
+    if not 1 <= train_size < y.size:
+        raise ValueError(f"{y.size} examples cannot be split with train_fraction={train_fraction}")
+    seeds = np.random.SeedSequence(random_state).spawn(lambdas.size + 1)
+    gamma = sigest(X, random_state=seeds[-1]) if gamma is None else float(gamma)
+    jobs = (
+        delayed(_fit_one)(X, y, lam, gamma, train_size, seed)
+        for lam, seed in zip(lambdas, seeds[:-1], strict=False)
+    )
+    if progress:
+        from tqdm.auto import tqdm
+
+        jobs = tqdm(jobs, total=lambdas.size, desc="SVMs", unit="svm")
+    fitted = Parallel(n_jobs=n_jobs)(jobs)
+    return SVMFamily(
+        lambdas,
+        [f[0] for f in fitted],
+        np.array([f[1] for f in fitted]),
+        y.size - train_size,
+        gamma,
+    )

@@ -1,0 +1,67 @@
+"""The SVM family: sigest's invariances, risks, and joblib backends (Dask included)."""
+
+import numpy as np
+import pytest
+from joblib import parallel_config
+from sklearn.dummy import DummyClassifier
+
+from cvxpb.svm.family import fit_family, sigest
+
+
+def test_sigest_scales_as_one_over_squared_length():
+    X = np.random.default_rng(0).normal(size=(200, 5))
+    assert sigest(3 * X, random_state=1) == pytest.approx(sigest(X, random_state=1) / 9)
+
+
+def test_sigest_on_two_points_at_unit_distance():
+    X = np.array([[0.0], [1.0]] * 50)
+    assert sigest(X, random_state=0) == 1.0  # every nonzero squared distance is 1
+
+
+def blobs(n, seed, separation):
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.5, 1, -1)
+    return rng.normal(size=(n, 2)) + separation * y[:, None], y
+
+
+def test_risks_are_validation_frequencies():
+    X, y = blobs(200, 0, separation=4.0)
+    fam = fit_family(X, y, [1e-4, 1e-2, 1.0], random_state=0)
+    assert fam.m == 100 and fam.risks.shape == (3,)
+    assert np.allclose(fam.risks * fam.m, np.round(fam.risks * fam.m))  # multiples of 1/m
+    assert fam.risks[:2].max() <= 0.02  # well separated: lightly regularized SVMs are exact
+    # lam = 1 gives C = 1/(lam m) = 0.01: the SVM predicts the majority class throughout
+    assert fam.estimators[2].predict(X).tolist() == [fam.estimators[2].predict(X)[0]] * 200
+    assert 0.3 < fam.risks[2] < 0.7
+    noise = fit_family(
+        X, np.random.default_rng(1).choice([-1, 1], 200), [1e-3] * 20, random_state=0
+    )
+    assert 0.4 < noise.risks.mean() < 0.6  # labels independent of X
+
+
+def test_one_class_subsamples_become_constant_classifiers():
+    X = np.arange(10.0)[:, None]
+    y = np.array([1] * 9 + [-1])
+    fam = fit_family(X, y, [0.1] * 8, train_fraction=0.3, random_state=0)
+    constant = [e for e in fam.estimators if isinstance(e, DummyClassifier)]
+    assert constant and all(np.all(e.predict(X) == 1) for e in constant)
+
+
+def test_bad_split_is_a_value_error():
+    with pytest.raises(ValueError, match="train_fraction must lie in"):
+        fit_family(np.zeros((4, 1)), np.array([1, -1, 1, -1]), [0.1], train_fraction=1.5)
+
+
+def test_dask_backend_gives_the_same_family():
+    distributed = pytest.importorskip("distributed")
+    X, y = blobs(120, 2, separation=1.0)
+    lambdas = np.geomspace(1e-4, 1, 6)
+    local = fit_family(X, y, lambdas, random_state=3)
+    with (
+        distributed.Client(
+            processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+        ),
+        parallel_config(backend="dask"),
+    ):
+        remote = fit_family(X, y, lambdas, random_state=3, n_jobs=2)
+    assert np.array_equal(local.risks, remote.risks) and local.gamma == remote.gamma
