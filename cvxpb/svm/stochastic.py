@@ -1,0 +1,132 @@
+"""``StochasticSVM``: seed 000's stochastic SVM, a PAC-Bayes posterior over RBF SVMs.
+
+``fit`` trains one SVM per regularization parameter (:mod:`cvxpb.svm.family`), measures
+each one's risk on its validation split, and minimizes the chosen PAC-Bayes bound over
+posteriors on the SVMs (:class:`cvxpb.BoundProblem`). The stochastic classifier draws an
+SVM from the posterior for each prediction; its expected error is :meth:`gibbs_error`,
+which the bound covers. ``predict_proba`` is the posterior mass voting for each class,
+and ``predict`` the posterior-weighted majority vote.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from cvxpb.problem import BoundProblem
+from cvxpb.svm.family import fit_family
+from cvxpb.svm.grid import lambda_grid
+
+
+class StochasticSVM(ClassifierMixin, BaseEstimator):
+    """A PAC-Bayes posterior over RBF SVMs trained on a grid of regularization parameters.
+
+    Parameters
+    ----------
+    distance : {"linear", "sq", "kl", "catoni"}, default="sq"
+    divergence : {"chi2", "renyi", "kl"}, default="chi2"
+    delta : float in (0, 1), default=0.05
+    lambdas : array_like, optional
+        Regularization parameters (``C = 1 / (lam m)``); default :func:`lambda_grid`.
+    method : str, default="exact"
+        How the bound is minimized (any method of :meth:`BoundProblem.solve`).
+    train_fraction : float, default=0.5
+        Share of the data each SVM trains on; the rest measures its risk.
+    gamma : float, optional
+        RBF width; default kernlab's ``sigest``.
+    n_jobs : int, optional
+        joblib workers for the SVMs.
+    random_state : int, optional
+    progress : bool, default=False
+        A progress bar over the SVMs.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    bound_ : float
+        The PAC-Bayes bound on the stochastic classifier's true risk.
+    posterior_ : ndarray of shape (H,)
+    lambdas_, risks_ : ndarray of shape (H,)
+    gamma_ : float
+    result_ : cvxpb.Result
+    """
+
+    def __init__(
+        self,
+        distance="sq",
+        divergence="chi2",
+        delta=0.05,
+        lambdas=None,
+        method="exact",
+        train_fraction=0.5,
+        gamma=None,
+        n_jobs=None,
+        random_state=None,
+        progress=False,
+    ):
+        self.distance = distance
+        self.divergence = divergence
+        self.delta = delta
+        self.lambdas = lambdas
+        self.method = method
+        self.train_fraction = train_fraction
+        self.gamma = gamma
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y)
+        check_classification_targets(y)
+        target = type_of_target(y)
+        if target != "binary":
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is {target}."
+            )
+        self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError("StochasticSVM needs two classes in y, got 1 class")
+        signed = np.where(y == self.classes_[1], 1, -1)
+        self.lambdas_ = lambda_grid() if self.lambdas is None else np.asarray(self.lambdas, float)
+        family = fit_family(
+            X,
+            signed,
+            self.lambdas_,
+            self.train_fraction,
+            self.gamma,
+            self.n_jobs,
+            self.random_state,
+            self.progress,
+        )
+        problem = BoundProblem(family.risks, family.m, self.delta, self.distance, self.divergence)
+        self.family_, self.risks_, self.gamma_ = family, family.risks, family.gamma
+        self.result_ = problem.solve(self.method)
+        self.bound_, self.posterior_ = self.result_.bound, self.result_.posterior
+        return self
+
+    def predict_proba(self, X):
+        """The posterior mass of the SVMs voting for each class, shape (n_samples, 2)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        positive = (self.family_.votes(X) == 1) @ self.posterior_
+        return np.column_stack([1 - positive, positive])
+
+    def predict(self, X):
+        """The posterior-weighted majority vote."""
+        check_is_fitted(self)
+        return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
+
+    def gibbs_error(self, X, y) -> float:
+        """The stochastic classifier's expected error ``sum_i q_i err_i`` on ``(X, y)``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        signed = np.where(np.asarray(y) == self.classes_[1], 1, -1)
+        errors = np.mean(self.family_.votes(X) != signed[:, None], axis=0)
+        return float(errors @ self.posterior_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

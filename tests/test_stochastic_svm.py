@@ -1,0 +1,44 @@
+"""StochasticSVM: scikit-learn's common checks, and the bound against test errors."""
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from cvxpb import BoundProblem, datasets
+from cvxpb.svm import StochasticSVM
+
+
+@parametrize_with_checks([StochasticSVM(lambdas=[1e-3, 1e-2, 0.1, 1.0], random_state=0)])
+def test_scikit_learn_common_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def wdbc():
+    data = datasets.load("wdbc")
+    X = (data.X - data.X.mean(0)) / data.X.std(0)
+    rng = np.random.default_rng(0)
+    order = rng.permutation(data.y.size)
+    test, rest = order[:114], order[114:]
+    return X[rest], data.y[rest], X[test], data.y[test]
+
+
+@pytest.mark.parametrize(("distance", "divergence"), [("sq", "chi2"), ("kl", "chi2"), ("kl", "kl")])
+def test_the_bound_holds_on_held_out_data_and_is_the_problems_optimum(wdbc, distance, divergence):
+    X, y, X_test, y_test = wdbc
+    clf = StochasticSVM(distance=distance, divergence=divergence, random_state=0).fit(X, y)
+    assert clf.lambdas_.size == 158 and np.isclose(clf.posterior_.sum(), 1)
+    prob = BoundProblem(clf.risks_, clf.family_.m, 0.05, distance, divergence)
+    assert clf.bound_ == prob.solve().bound
+    empirical = float(clf.risks_ @ clf.posterior_)
+    assert empirical <= clf.bound_ < 0.5
+    assert clf.gibbs_error(X_test, y_test) <= clf.bound_  # holds w.p. 1 - delta
+    assert np.mean(clf.predict(X_test) != y_test) < 0.1
+
+
+def test_binary_only():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        StochasticSVM(lambdas=[0.1]).fit(X, np.arange(30) % 3)
+    with pytest.raises(ValueError, match="needs two classes in y, got 1 class"):
+        StochasticSVM(lambdas=[0.1]).fit(X, np.ones(30))
