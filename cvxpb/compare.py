@@ -5,24 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from cvxpb.solvers import ccp_bounds, cvx, fixed_point
+
 ORDER = ("exact", "cvx", "closed_form", "ccp", "fixed_point", "nlp")
 
 
 def applicable_methods(problem) -> list[str]:
     """The methods that can solve ``problem`` (the others raise a ValueError saying why)."""
-    linear_chi2 = problem.distance == "linear" and problem.divergence == "chi2"
-    ccp = (problem.divergence == "chi2" and problem.distance != "catoni") or (
-        problem.divergence == "kl" and problem.distance in ("sq", "kl")
-    )
-    usable = {
-        "exact": True,
-        "cvx": linear_chi2,
-        "closed_form": linear_chi2,
-        "ccp": ccp,
-        "fixed_point": problem.divergence == "chi2",
-        "nlp": True,
+    supports = {
+        "cvx": cvx.supports,
+        "closed_form": cvx.supports,
+        "ccp": ccp_bounds.supports,
+        "fixed_point": fixed_point.supports,
     }
-    return [name for name in ORDER if usable[name]]
+    return [name for name in ORDER if name not in supports or supports[name](problem)]
 
 
 def _row(problem, res, exact):

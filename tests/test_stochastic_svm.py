@@ -28,8 +28,10 @@ def test_the_bound_holds_on_held_out_data_and_is_the_problems_optimum(wdbc, dist
     X, y, X_test, y_test = wdbc
     clf = StochasticSVM(distance=distance, divergence=divergence, random_state=0).fit(X, y)
     assert clf.lambdas_.size == 158 and np.isclose(clf.posterior_.sum(), 1)
-    prob = BoundProblem(clf.risks_, clf.family_.m, 0.05, distance, divergence)
-    assert clf.bound_ == prob.solve().bound
+    validation = X.shape[0] - round(0.5 * X.shape[0])  # train_fraction = 0.5 of 455
+    assert clf.family_.m == validation == 227
+    prob = BoundProblem(clf.risks_, validation, 0.05, distance, divergence)
+    assert clf.bound_ == prob.solve().bound  # the bound at the data's own sample size
     empirical = float(clf.risks_ @ clf.posterior_)
     assert empirical <= clf.bound_ < 0.5
     assert clf.gibbs_error(X_test, y_test) <= clf.bound_  # holds w.p. 1 - delta

@@ -38,11 +38,22 @@ TIGHT = {
 }
 
 
-def check_problem(problem):
-    ok = (problem.divergence == "chi2" and problem.distance in ("linear", "sq", "kl")) or (
+def supports(problem) -> bool:
+    """Distance sq or kl with divergence chi2 or kl, or linear with chi2."""
+    return (problem.divergence == "chi2" and problem.distance in ("linear", "sq", "kl")) or (
         problem.divergence == "kl" and problem.distance in ("sq", "kl")
     )
-    if not ok:
+
+
+def _sq_scale(problem) -> float:
+    """``b`` in ``L + b sqrt(s)``: ``(I/delta)^(1/4)`` (chi2) or 1 (KL, McAllester)."""
+    if problem.divergence == "kl":
+        return 1.0
+    return (problem.bound_function.constant / problem.delta) ** 0.25
+
+
+def check_problem(problem):
+    if not supports(problem):
         raise ValueError(
             'method="ccp" handles distance "sq" or "kl" with divergence "chi2" or "kl", and '
             f'"linear" with "chi2"; got distance={problem.distance!r}, '
@@ -84,12 +95,8 @@ def formulate(problem):
         return ccp.DCProblem(ccp.DCFunction(L + c * term), (), simplex), q, None
     if problem.distance == "sq":
         s = cp.Variable(nonneg=True, name="s")
-        if problem.divergence == "chi2":
-            b = (problem.bound_function.constant / problem.delta) ** 0.25
-            floor = s >= term
-        else:
-            b, floor = 1.0, s >= term / (2 * problem.m)
-        objective = ccp.DCFunction(L, ccp.ConcavePart(expr=b * cp.sqrt(s)))
+        floor = s >= (term if problem.divergence == "chi2" else term / (2 * problem.m))
+        objective = ccp.DCFunction(L, ccp.ConcavePart(expr=_sq_scale(problem) * cp.sqrt(s)))
         return ccp.DCProblem(objective, (), [*simplex, floor]), q, s
     r = cp.Variable(name="r")
     eps = (
@@ -110,12 +117,7 @@ def start_point(problem, q, other, q0):
     if problem.distance == "sq":
         L, div = problem.terms(_full(problem, q0))
         rhs = problem.bound_function(L, div) - L
-        b = (
-            1.0
-            if problem.divergence == "kl"
-            else (problem.bound_function.constant / problem.delta) ** 0.25
-        )
-        point[other] = np.array((rhs / b) ** 2)
+        point[other] = np.array((rhs / _sq_scale(problem)) ** 2)
     else:
         point[other] = np.array(problem.evaluate(_full(problem, q0)))
     return point

@@ -49,9 +49,14 @@ def _set_parameters(params, problem, support):
     params["c"].value = np.sqrt(problem.bound_function.constant / problem.delta)
 
 
+def supports(problem) -> bool:
+    """Whether ``problem`` is the linear-distance chi2 bound (eq. 8), a convex SOCP."""
+    return problem.distance == "linear" and problem.divergence == "chi2"
+
+
 def check_linear_chi2(problem, method: str = "cvx"):
     """ValueError unless ``problem`` is the linear-distance chi2 bound (eq. 8)."""
-    if problem.distance != "linear" or problem.divergence != "chi2":
+    if not supports(problem):
         raise ValueError(
             f'method="{method}" solves distance="linear" with divergence="chi2" (eq. 8); '
             f"got distance={problem.distance!r}, divergence={problem.divergence!r}: "

@@ -149,8 +149,13 @@ class _Scan:
         return min(feasible.items(), key=lambda item: item[1][4]) if feasible else None
 
 
+def supports(problem) -> bool:
+    """The fixed-point equations are those of the chi2 bounds."""
+    return problem.divergence == "chi2"
+
+
 def check_problem(problem):
-    if problem.divergence != "chi2":
+    if not supports(problem):
         raise ValueError(
             'method="fixed_point" needs divergence="chi2" (seed 000, eqs. 12, 15, 49, 63); '
             f'got {problem.divergence!r}: use method="exact"'
