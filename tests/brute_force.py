@@ -60,11 +60,12 @@ def bound(q, risks, prior, m, delta, distance, divergence, alpha=None):
 
 
 def brute_force_minimum(
-    risks, prior, m, delta, distance, divergence, starts=30, seed=0, alpha=None
+    risks, prior, m, delta, distance, divergence, starts=30, seed=0, alpha=None, support=None
 ):
-    """Best bound found by SLSQP from the prior, every vertex and random Dirichlet starts."""
+    """Best bound found by SLSQP from the prior, every vertex and random Dirichlet starts,
+    over posteriors that vanish off ``support`` (default: where the prior has mass)."""
     rng = np.random.default_rng(seed)
-    support = np.flatnonzero(prior > 0)
+    support = np.flatnonzero(prior > 0) if support is None else np.asarray(support)
     H = support.size
 
     def f(z):

@@ -22,13 +22,18 @@ SPLIT = 3  # pieces an open interval is cut into each round
 MAX_OPEN = 200_000  # open intervals at most; beyond, stop with status "max_rounds"
 
 
-def family_of(problem):
-    """The family that holds ``problem``'s optimal posteriors (DESIGN.md item 3)."""
+def family_of(problem, support=None):
+    """The family that holds ``problem``'s optimal posteriors (DESIGN.md item 3); with
+    ``support`` (indices), those of the posteriors that vanish off it. The prior is then
+    restricted, not renormalized, so the family's divergence is still against ``P``."""
+    risks, prior = problem.risks, problem.prior
+    if support is not None:
+        risks, prior = risks[support], prior[support]
     if problem.divergence == "kl":
-        return GibbsFamily(problem.risks, problem.prior)
+        return GibbsFamily(risks, prior)
     if problem.alpha == 2:
-        return Chi2Family(problem.risks, problem.prior)
-    return RenyiFamily(problem.risks, problem.prior, problem.alpha)
+        return Chi2Family(risks, prior)
+    return RenyiFamily(risks, prior, problem.alpha)
 
 
 class _Search:
@@ -174,3 +179,19 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
         grid_value=problem.bound_function.best_grid_value(L, div),
     )
     return problem.replace_result(result, certificate=certificate)
+
+
+def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 200):
+    """``(bound, posterior)``: the bound minimized over posteriors that vanish off
+    ``support`` (indices with prior mass), by the same branch and bound; the bound is
+    :meth:`~cvxpb.BoundProblem.evaluate` of the posterior (rounded outward)."""
+    support = np.asarray(support, dtype=int)
+    if support.size == 0 or np.any(problem.prior[support] <= 0):
+        raise ValueError("support must be a non-empty set of classifiers with prior mass")
+    family = family_of(problem, support)
+    search = _Search(family, problem.bound_function, tol)
+    search.run(max_rounds)
+    search.polish()
+    posterior = np.zeros(problem.H)
+    posterior[support] = family.posterior(search.best_x)
+    return problem.evaluate(posterior), posterior
