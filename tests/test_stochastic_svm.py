@@ -44,3 +44,26 @@ def test_binary_only():
         StochasticSVM(lambdas=[0.1]).fit(X, np.arange(30) % 3)
     with pytest.raises(ValueError, match="needs two classes in y, got 1 class"):
         StochasticSVM(lambdas=[0.1]).fit(X, np.ones(30))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"lambdas": [0.1, -1.0]}, "lambdas must be finite and positive"),
+        ({"lambdas": [0.1, np.inf]}, "lambdas must be finite and positive"),
+        ({"lambdas": []}, "lambdas must be a non-empty 1-D grid"),
+        ({"lambdas": [0.1], "delta": 1.5}, "delta must lie in"),
+        ({"lambdas": [0.1], "delta": 0.0}, "delta must lie in"),
+    ],
+)
+def test_bad_options_are_value_errors(options, message):
+    X, y = np.random.default_rng(0).normal(size=(30, 2)), np.arange(30) % 2
+    with pytest.raises(ValueError, match=message):
+        StochasticSVM(**options).fit(X, y)
+
+
+def test_nan_features_are_a_value_error():
+    X, y = np.random.default_rng(0).normal(size=(30, 2)), np.arange(30) % 2
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        StochasticSVM(lambdas=[0.1]).fit(X, y)

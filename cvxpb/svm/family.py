@@ -16,6 +16,8 @@ from joblib import Parallel, delayed
 from sklearn.dummy import DummyClassifier
 from sklearn.svm import SVC
 
+from cvxpb.svm.grid import check_lambdas
+
 
 def sigest(X, frac: float = 0.5, random_state=None) -> float:
     """kernlab's automatic RBF width: ``mean(1 / q_0.9, 1 / q_0.1)`` of the squared
@@ -86,7 +88,7 @@ def fit_family(
         A tqdm bar over the SVMs.
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y)
-    lambdas = np.asarray(lambdas, dtype=float)
+    lambdas = check_lambdas(lambdas)
     if not 0 < train_fraction < 1:
         raise ValueError(f"train_fraction must lie in (0, 1), got {train_fraction}")
     train_size = int(round(train_fraction * y.size))

@@ -32,3 +32,14 @@ def lambda_grid(
     count = int(np.floor((stop - top) / step + 1e-9))
     arithmetic = np.round(top + step * np.arange(1, count + 1), 12)  # 0.15, not 0.150...02
     return np.unique(np.concatenate([*geometric, arithmetic]))
+
+
+def check_lambdas(lambdas) -> np.ndarray:
+    """A non-empty 1-D array of finite, positive regularization parameters."""
+    lambdas = np.asarray(lambdas, dtype=float)
+    if lambdas.ndim != 1 or lambdas.size == 0:
+        raise ValueError(f"lambdas must be a non-empty 1-D grid, got shape {lambdas.shape}")
+    if not np.all(np.isfinite(lambdas) & (lambdas > 0)):
+        bad = lambdas[~(np.isfinite(lambdas) & (lambdas > 0))]
+        raise ValueError(f"lambdas must be finite and positive, got {bad[:5].tolist()}")
+    return lambdas

@@ -17,7 +17,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.problem import BoundProblem
 from cvxpb.svm.family import fit_family
-from cvxpb.svm.grid import lambda_grid
+from cvxpb.svm.grid import check_lambdas, lambda_grid
+from cvxpb.validation import check_delta
 
 
 class StochasticSVM(ClassifierMixin, BaseEstimator):
@@ -89,7 +90,8 @@ class StochasticSVM(ClassifierMixin, BaseEstimator):
         if self.classes_.size < 2:
             raise ValueError("StochasticSVM needs two classes in y, got 1 class")
         signed = np.where(y == self.classes_[1], 1, -1)
-        self.lambdas_ = lambda_grid() if self.lambdas is None else np.asarray(self.lambdas, float)
+        check_delta(self.delta)  # before the SVMs are trained
+        self.lambdas_ = lambda_grid() if self.lambdas is None else check_lambdas(self.lambdas)
         family = fit_family(
             X,
             signed,
