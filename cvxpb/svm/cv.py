@@ -1,0 +1,63 @@
+"""The cross-validation baseline of seed 000, Section 8.2: k-fold CV over the same grid.
+
+:class:`LambdaSVC` is an RBF SVM parametrized like the stochastic SVM's family, by
+``lam`` with ``C = 1 / (lam n)`` for the ``n`` examples it is fitted on, so that a
+fold's SVM and the family's SVM with the same ``lam`` solve the same kind of problem.
+:func:`cross_validate` picks the ``lam`` of lowest mean CV error with scikit-learn's
+``GridSearchCV`` and refits it on all the data it was given.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.svm import SVC
+from sklearn.utils.validation import check_is_fitted
+
+from cvxpb.svm.family import sigest
+from cvxpb.svm.grid import check_lambdas
+
+
+class LambdaSVC(ClassifierMixin, BaseEstimator):
+    """An RBF SVM with ``C = 1 / (lam n)``, ``n`` the number of examples it is fitted on."""
+
+    def __init__(self, lam=1.0, gamma=1.0):
+        self.lam = lam
+        self.gamma = gamma
+
+    def fit(self, X, y):
+        self.svc_ = SVC(C=1 / (self.lam * len(y)), kernel="rbf", gamma=self.gamma).fit(X, y)
+        self.classes_ = self.svc_.classes_
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.svc_.predict(X)
+
+
+def cross_validate(
+    X, y, lambdas, folds: int = 5, gamma=None, n_jobs=None, random_state=None
+) -> GridSearchCV:
+    """``folds``-fold CV (stratified, shuffled) of :class:`LambdaSVC` over ``lambdas``.
+
+    Returns the fitted ``GridSearchCV``: ``best_params_["lam"]``, ``cv_results_``,
+    ``best_estimator_`` (refitted on all of ``X``), and the attribute ``seconds_``, the
+    wall time of the search and the refit. ``gamma`` defaults to :func:`sigest` on ``X``.
+    """
+    lambdas = check_lambdas(lambdas)
+    if not (isinstance(folds, int | np.integer) and folds >= 2):
+        raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
+    start = time.perf_counter()
+    gamma = sigest(X, random_state=random_state) if gamma is None else float(gamma)
+    search = GridSearchCV(
+        LambdaSVC(gamma=gamma),
+        {"lam": list(lambdas)},
+        cv=StratifiedKFold(folds, shuffle=True, random_state=random_state),
+        n_jobs=n_jobs,
+        error_score="raise",
+    ).fit(X, y)
+    search.seconds_ = time.perf_counter() - start
+    return search
