@@ -1,0 +1,1 @@
+"""Reproducible experiment runners: the seeds' tables and figures, written to files."""
