@@ -1,0 +1,351 @@
+"""scikit-learn estimators on the minimax program (seed 003).
+
+* :class:`MinimaxClassifier`: ``loss="zero_one"`` is the minimax SVM, ``"brier"`` the
+  minimax Brier classifier (``randomized=True``: the mmRBC rule of eq. 38), ``"log"``
+  (regularized) logistic regression; binary and multiclass.
+* :class:`MinimaxRegressor`: the quadratic loss; with ``eps = 0`` least squares, with the
+  l_inf moment norm the lasso, l2 (``squared=True``) ridge, ``norm="group"`` group lasso.
+* :class:`RobustFeatureSelector`: the l_{1,inf} relaxation of robust feature selection
+  (eq. 43).
+
+Each keeps the optimal ``A_`` and ``worst_case_loss_``, the value of eq. (21) recomputed
+from ``A_`` with NumPy, which by Theorem 3 is the maximum conditional entropy over the
+distribution set; its decisions follow eq. (22), ``E_{P*}[theta(Y)|x] = grad F(A x)``.
+An intercept is a constant feature left out of the penalty (its moment is matched exactly).
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from cvxpb.minimax.entropies import get_entropy
+from cvxpb.minimax.program import NORMS, dual_exponent, encode, minimax_program, penalty
+
+SOLVERS = ("CLARABEL", "ECOS", "SCS")
+
+
+class MinimaxSolverError(RuntimeError):
+    """The solver did not return an optimal solution; the message names it and its status."""
+
+
+def _check_eps(eps, size=None) -> np.ndarray:
+    eps = np.asarray(eps, dtype=float)
+    if eps.ndim > 1 or np.any(~np.isfinite(eps)) or np.any(eps < 0):
+        raise ValueError(f"eps must be a non-negative number or 1-D array, got {eps!r}")
+    if size is not None and eps.ndim == 1 and eps.size not in (1, size):
+        raise ValueError(f"eps must be a number or have {size} entries, got {eps.size}")
+    return eps
+
+
+def _check_norm(norm) -> None:
+    if norm not in NORMS:
+        dual_exponent(norm)  # numbers p >= 1; raises the ValueError otherwise
+
+
+def _with_intercept(X, fit_intercept):
+    if not fit_intercept:
+        return X, ()
+    return np.hstack([X, np.ones((X.shape[0], 1))]), (X.shape[1],)
+
+
+def solve_program(problem, solver: str):
+    """Solve ``problem`` with ``solver``; anything but an optimal status is an error."""
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    try:
+        problem.solve(solver=solver)
+    except cp.error.SolverError as err:
+        raise MinimaxSolverError(f"{solver} failed: {err}") from err
+    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        raise MinimaxSolverError(f"{solver} returned status {problem.status!r}")
+
+
+class _MinimaxBase(BaseEstimator):
+    def _solve(self, X, target, loss, classes=None, rho=np.inf, norm=None, eps=None):
+        Xa, free = _with_intercept(X, self.fit_intercept)
+        norm = self.norm if norm is None else norm
+        problem, A = minimax_program(
+            Xa,
+            target,
+            loss,
+            norm,
+            self.eps if eps is None else eps,
+            getattr(self, "groups", None),
+            getattr(self, "group_norm", "l2"),
+            getattr(self, "squared", False),
+            rho,
+            free,
+            classes,
+        )
+        solve_program(problem, self.solver)
+        self.A_ = np.asarray(A.value)
+        self.n_iter_ = problem.solver_stats.num_iters
+        return Xa
+
+    def _scores(self, X):
+        Xa, _ = _with_intercept(X, self.fit_intercept)
+        return Xa @ self.A_.T
+
+
+class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
+    """The robust Bayes classifier against the moment set of seed 003, eq. (19).
+
+    Parameters
+    ----------
+    loss : {"zero_one", "brier", "log"}, default="zero_one"
+    norm : {"l2", "l1", "linf", "group", "l1inf"} or float p >= 1, default="l2"
+        The norm of the moment constraints; each row of ``A`` pays its dual norm.
+    eps : float or array of shape (n_classes - 1,), default=0.1
+        The radius of each row's moment constraint (``0``: the unregularized GLM).
+    groups : list of index lists, optional
+        Feature groups, with ``norm="group"``.
+    squared : bool, default=False
+        Theorem 5's squared penalty ``sum eps_i ||A_i||_*^2``.
+    randomized : bool, default=False
+        With ``loss="brier"``, predict by eq. (38) (mmRBC) instead of the MAP rule.
+    fit_intercept : bool, default=True
+    random_state : int, optional
+        For ``randomized`` predictions.
+    solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
+
+    Attributes
+    ----------
+    classes_, A_ (the rows for all classes but the last), coef_, intercept_,
+    worst_case_loss_
+    """
+
+    def __init__(
+        self,
+        loss="zero_one",
+        norm="l2",
+        eps=0.1,
+        groups=None,
+        squared=False,
+        randomized=False,
+        fit_intercept=True,
+        random_state=None,
+        solver="CLARABEL",
+    ):
+        self.loss = loss
+        self.norm = norm
+        self.eps = eps
+        self.groups = groups
+        self.squared = squared
+        self.randomized = randomized
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+        self.solver = solver
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y)
+        check_classification_targets(y)
+        entropy = get_entropy(self.loss)
+        if not entropy.classification:
+            raise ValueError(f"loss must be one of ('zero_one', 'brier', 'log'), got {self.loss!r}")
+        if self.randomized and self.loss != "brier":
+            raise ValueError('randomized=True is the mmRBC rule of loss="brier" only')
+        _check_norm(self.norm)
+        self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError(f"y needs at least two classes, got {self.classes_.size} class")
+        _check_eps(self.eps, self.classes_.size - 1)
+        Xa = self._solve(X, y, self.loss, self.classes_)
+        d = X.shape[1]
+        self.coef_, self.intercept_ = self.A_[:, :d], self.A_[:, d:].sum(axis=1)
+        self.worst_case_loss_ = self._objective(Xa, y)
+        return self
+
+    def _objective(self, Xa, y) -> float:
+        scores = Xa @ self.A_.T
+        theta = encode(y, self.classes_)
+        entropy = get_entropy(self.loss)
+        fit = np.mean(entropy.value(scores) - np.sum(theta * scores, axis=1))
+        return float(fit + self._penalty_value())
+
+    def _penalty_value(self) -> float:
+        expr = penalty(
+            cp.Constant(self.coef_), self.norm, self.eps, self.groups, "l2", self.squared
+        )
+        return float(expr.value)
+
+    def conditional(self, X):
+        """``P*(y | x)`` of the entropy-maximizing distribution, by eq. (22), for every
+        loss; for the 0-1 loss it is uniform over the top ``k`` classes of eq. (29)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        p = get_entropy(self.loss).gradient(self._scores(X))
+        return np.hstack([p, 1 - p.sum(axis=1, keepdims=True)])
+
+    def _has_unique_map(self):
+        return self.loss in ("brier", "log")
+
+    @available_if(_has_unique_map)
+    def predict_proba(self, X):
+        """:meth:`conditional`, for the Brier and log losses. Under the 0-1 loss ``P*``
+        ties its top classes, so its MAP class is not a decision; use :meth:`conditional`."""
+        return self.conditional(X)
+
+    def decision_function(self, X):
+        """The scores ``A x`` of the classes (the reference class, last, scores 0); for two
+        classes, the score of the second class against the first."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        full = np.hstack([self._scores(X), np.zeros((X.shape[0], 1))])
+        return full[:, 1] - full[:, 0] if self.classes_.size == 2 else full
+
+    def predict(self, X):
+        """The robust Bayes decision: the MAP class (ties to the higher score), or for
+        ``randomized`` Brier a draw with probabilities ``p^2 / sum p^2`` (eq. 38)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        if not self.randomized:
+            full = np.hstack([self._scores(X), np.zeros((X.shape[0], 1))])
+            return self.classes_[np.argmax(full, axis=1)]
+        p = self.conditional(X) ** 2
+        p /= p.sum(axis=1, keepdims=True)
+        rng = check_random_state(self.random_state)
+        draws = (rng.random_sample((p.shape[0], 1)) > np.cumsum(p, axis=1)).sum(axis=1)
+        return self.classes_[np.minimum(draws, self.classes_.size - 1)]
+
+
+class MinimaxRegressor(RegressorMixin, _MinimaxBase):
+    """The robust Bayes (MMSE) regressor of seed 003, Section 3.3.
+
+    Parameters
+    ----------
+    norm : {"l2", "l1", "linf", "group"} or float p >= 1, default="l2"
+        The moment norm: ``"linf"`` gives the lasso, ``"l2"`` with ``squared=True`` ridge.
+    eps : float or array (one per group), default=0.0
+        ``0`` gives least squares.
+    groups : list of index lists, optional
+        Disjoint feature groups covering all features, with ``norm="group"``.
+    group_norm : default="l2"
+        Each group's moment norm (``"l2"``: the l2 group lasso).
+    squared : bool, default=False
+    rho : float, optional
+        The bound ``E[Y^2] <= rho^2`` of eq. (32), at least ``max |y|``. ``None``: the
+        seed's choice, ``F = z^2/4`` solved first and ``rho = max_i |A x_i| / 2``, which
+        makes the Huber ``F`` quadratic on the data, so ``A`` is optimal for it too.
+    fit_intercept : bool, default=True
+    solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
+
+    Attributes
+    ----------
+    A_ : ndarray of shape (1, d [+ 1])
+    coef_, intercept_ : the regression ``E[Y|x] = coef_ x + intercept_ = A x / 2``
+    rho_, worst_case_loss_
+    """
+
+    def __init__(
+        self,
+        norm="l2",
+        eps=0.0,
+        groups=None,
+        group_norm="l2",
+        squared=False,
+        rho=None,
+        fit_intercept=True,
+        solver="CLARABEL",
+    ):
+        self.norm = norm
+        self.eps = eps
+        self.groups = groups
+        self.group_norm = group_norm
+        self.squared = squared
+        self.rho = rho
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, y_numeric=True)
+        _check_norm(self.norm)
+        if self.norm == "l1inf":
+            raise ValueError("norm='l1inf' is for RobustFeatureSelector")
+        _check_eps(self.eps)
+        if self.rho is not None and not self.rho >= np.max(np.abs(y)):
+            raise ValueError(
+                f"rho must be None or at least max|y| = {np.max(np.abs(y)):.6g} (the set "
+                f"E[Y^2] <= rho^2 must hold the data, else eq. (21) can be unbounded); "
+                f"got {self.rho!r}"
+            )
+        Xa = self._solve(X, y, "quadratic", rho=np.inf if self.rho is None else self.rho)
+        scores = Xa @ self.A_[0]
+        self.rho_ = float(np.max(np.abs(scores)) / 2) if self.rho is None else float(self.rho)
+        d = X.shape[1]
+        self.coef_, self.intercept_ = self.A_[0, :d] / 2, float(self.A_[0, d:].sum() / 2)
+        entropy = get_entropy("quadratic", max(self.rho_, 1e-300))
+        fit = np.mean(entropy.value(scores) - y * scores)
+        A = cp.Constant(self.A_[:, :d])
+        self.worst_case_loss_ = float(
+            fit + penalty(A, self.norm, self.eps, self.groups, self.group_norm, self.squared).value
+        )
+        return self
+
+    def predict(self, X):
+        """``E_{P*}[Y | x]``: eq. (33) at ``A x``, i.e. ``A x / 2`` clipped to ``[-rho, rho]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return get_entropy("quadratic", max(self.rho_, 1e-300)).gradient(self._scores(X))[:, 0]
+
+
+class RobustFeatureSelector(SelectorMixin, _MinimaxBase):
+    """Robust feature selection by the l_{1,inf} relaxation of seed 003, eq. (43).
+
+    Parameters
+    ----------
+    loss : {"log", "zero_one", "brier", "quadratic"}, default="log"
+    eps : float, default=0.05
+        The weight of ``||A||_{1,inf}``; larger keeps fewer features.
+    n_features : int, optional
+        Keep this many features, by the largest column norms ``max_i |A_ij|``;
+        by default every feature whose norm exceeds ``tol`` times the largest.
+    tol : float, default=1e-6
+    fit_intercept : bool, default=True
+    solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
+
+    Attributes
+    ----------
+    A_, scores_ (``max_i |A_ij|`` per feature), worst_case_loss_ (of eq. 43)
+    """
+
+    def __init__(
+        self, loss="log", eps=0.05, n_features=None, tol=1e-6, fit_intercept=True, solver="CLARABEL"
+    ):
+        self.loss = loss
+        self.eps = eps
+        self.n_features = n_features
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y)
+        entropy = get_entropy(self.loss)
+        classes = None
+        if entropy.classification:
+            check_classification_targets(y)
+            classes = np.unique(y)
+            if classes.size < 2:
+                raise ValueError(f"y needs at least two classes, got {classes.size} class")
+        if _check_eps(self.eps).ndim != 0:
+            raise ValueError("eps must be a single number for the l1,inf penalty")
+        if self.n_features is not None and not 1 <= self.n_features <= X.shape[1]:
+            raise ValueError(f"n_features must be in [1, {X.shape[1]}], got {self.n_features}")
+        self._solve(X, y, self.loss, classes, norm="l1inf")
+        self.scores_ = np.max(np.abs(self.A_[:, : X.shape[1]]), axis=0)
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        if self.n_features is not None:
+            keep = np.zeros(self.scores_.size, dtype=bool)
+            keep[np.argsort(-self.scores_, kind="stable")[: self.n_features]] = True
+            return keep
+        top = self.scores_.max()
+        return self.scores_ > self.tol * top if top > 0 else np.zeros_like(self.scores_, bool)
