@@ -25,9 +25,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from cvxpb.minimax.entropies import get_entropy
-from cvxpb.minimax.program import NORMS, dual_exponent, encode, minimax_program, penalty
+from cvxpb.minimax.fista import SMOOTH, fista, make_prox
+from cvxpb.minimax.program import (
+    NORMS,
+    check_groups,
+    dual_exponent,
+    encode,
+    minimax_program,
+    penalty,
+)
 
-SOLVERS = ("CLARABEL", "ECOS", "SCS")
+SOLVERS = ("CLARABEL", "ECOS", "SCS", "fista")
 
 
 class MinimaxSolverError(RuntimeError):
@@ -54,9 +62,26 @@ def _with_intercept(X, fit_intercept):
     return np.hstack([X, np.ones((X.shape[0], 1))]), (X.shape[1],)
 
 
+def _fista(Xa, target, loss, classes, rho, norm, eps, groups, squared, free):
+    if loss not in SMOOTH:
+        raise ValueError(f'solver="fista" needs a smooth F: loss in {SMOOTH}, got {loss!r}')
+    entropy = get_entropy(loss, rho)
+    if entropy.classification:
+        theta = encode(target, classes)
+    else:
+        theta = np.asarray(target, dtype=float).reshape(-1, 1)
+    if norm == "group":
+        check_groups(groups, Xa.shape[1], free)
+    prox = make_prox(norm, eps, theta.shape[1], Xa.shape[1], groups, squared, free)
+    A, _, iterations, converged = fista(entropy, Xa, theta, prox)
+    if not converged:
+        raise MinimaxSolverError(f"fista did not converge in {iterations} iterations")
+    return A, iterations
+
+
 def solve_program(problem, solver: str):
     """Solve ``problem`` with ``solver``; anything but an optimal status is an error."""
-    if solver not in SOLVERS:
+    if solver not in SOLVERS[:-1]:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
     try:
         problem.solve(solver=solver)
@@ -70,18 +95,17 @@ class _MinimaxBase(BaseEstimator):
     def _solve(self, X, target, loss, classes=None, rho=np.inf, norm=None, eps=None):
         Xa, free = _with_intercept(X, self.fit_intercept)
         norm = self.norm if norm is None else norm
+        eps = self.eps if eps is None else eps
+        groups = getattr(self, "groups", None)
+        squared = getattr(self, "squared", False)
+        if self.solver == "fista":
+            self.A_, self.n_iter_ = _fista(
+                Xa, target, loss, classes, rho, norm, eps, groups, squared, free
+            )
+            return Xa
+        group_norm = getattr(self, "group_norm", "l2")
         problem, A = minimax_program(
-            Xa,
-            target,
-            loss,
-            norm,
-            self.eps if eps is None else eps,
-            getattr(self, "groups", None),
-            getattr(self, "group_norm", "l2"),
-            getattr(self, "squared", False),
-            rho,
-            free,
-            classes,
+            Xa, target, loss, norm, eps, groups, group_norm, squared, rho, free, classes
         )
         solve_program(problem, self.solver)
         self.A_ = np.asarray(A.value)
@@ -112,7 +136,7 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
     fit_intercept : bool, default=True
     random_state : int, optional
         For ``randomized`` predictions.
-    solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
+    solver : {"CLARABEL", "ECOS", "SCS", "fista"}, default="CLARABEL"
 
     Attributes
     ----------
@@ -233,7 +257,7 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
         seed's choice, ``F = z^2/4`` solved first and ``rho = max_i |A x_i| / 2``, which
         makes the Huber ``F`` quadratic on the data, so ``A`` is optimal for it too.
     fit_intercept : bool, default=True
-    solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
+    solver : {"CLARABEL", "ECOS", "SCS", "fista"}, default="CLARABEL"
 
     Attributes
     ----------
@@ -307,7 +331,7 @@ class RobustFeatureSelector(SelectorMixin, _MinimaxBase):
         by default every feature whose norm exceeds ``tol`` times the largest.
     tol : float, default=1e-6
     fit_intercept : bool, default=True
-    solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
+    solver : {"CLARABEL", "ECOS", "SCS", "fista"}, default="CLARABEL"
 
     Attributes
     ----------
