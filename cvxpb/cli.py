@@ -14,6 +14,7 @@ import pandas as pd
 from cvxpb import __version__
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.constants import CONSTANTS
+from cvxpb.datasets import NAMES as DATASET_NAMES
 from cvxpb.problem import BoundProblem
 from cvxpb.solvers import METHODS
 
@@ -192,6 +193,32 @@ def cmd_experiment(args) -> int:
     return 0
 
 
+def cmd_minimax(args) -> int:
+    from cvxpb.experiments import minimax as experiment
+
+    names = [n.strip() for item in args.dataset for n in item.split(",") if n.strip()]
+    names = [n for item in names for n in (experiment.DATASETS if item == "seed" else [item])]
+    unknown = [n for n in names if n not in (*DATASET_NAMES, "synthetic")]
+    if unknown:
+        raise ValueError(f"datasets must be among {DATASET_NAMES} or synthetic, got {unknown}")
+    methods = tuple(m.strip() for m in args.methods.split(","))
+    rows = experiment.run_experiment(
+        names, args.runs, methods, random_state=args.seed, progress=not args.json
+    )
+    table = experiment.summary(rows)
+    if args.out:
+        experiment.write(rows, args.out)
+    if args.json:
+        print(json.dumps(table.to_dict(orient="records"), default=float))
+        return 0
+    wide = table.pivot(index="dataset", columns="method", values="error %")
+    print("test error % (mean over runs; seed 003, Table 1):")
+    print(wide.reindex(columns=list(methods)).to_string(float_format=lambda v: f"{v:.1f}"))
+    print("\nwith standard errors:")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cvxpb", description="PAC-Bayes bound minimization as convex programs."
@@ -249,6 +276,21 @@ def build_parser() -> argparse.ArgumentParser:
     svm.add_argument("--no-plots", action="store_true")
     svm.add_argument("--json", action="store_true", help="print everything as JSON")
     svm.set_defaults(run=cmd_experiment)
+    mm = which.add_parser(
+        "minimax", help="seed 003: minimax classifiers against SVM and logistic regression"
+    )
+    mm.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        help="a dataset or 'synthetic' (repeat or comma-separate); 'seed' for the default set",
+    )
+    mm.add_argument("--runs", type=int, default=20, help="random 70:30 splits per dataset")
+    mm.add_argument("--methods", default="mmSVM,mmBC,mmRBC,SVM,LogReg")
+    mm.add_argument("--out", help="directory for the CSV and JSON files")
+    mm.add_argument("--seed", type=int, default=0)
+    mm.add_argument("--json", action="store_true")
+    mm.set_defaults(run=cmd_minimax)
     return parser
 
 
