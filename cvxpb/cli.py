@@ -162,11 +162,25 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def _dataset_names(items, seed_names) -> list[str]:
+    """``--dataset`` values, comma-separated or repeated; ``seed`` expands to ``seed_names``."""
+    names = [n.strip() for item in items for n in item.split(",") if n.strip()]
+    return [n for item in names for n in (seed_names if item == "seed" else [item])]
+
+
+def _add_datasets(parser, what: str) -> None:
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        help=f"{what} (repeat or comma-separate); 'seed' for the seed's datasets here",
+    )
+
+
 def cmd_experiment(args) -> int:
     from cvxpb.experiments import stochastic_svm as experiment
 
-    names = [n.strip() for item in args.dataset for n in item.split(",") if n.strip()]
-    names = [n for item in names for n in (experiment.SEED_DATASETS if item == "seed" else [item])]
+    names = _dataset_names(args.dataset, experiment.SEED_DATASETS)
     options = {
         "delta": args.delta,
         "constants": args.constants,
@@ -196,8 +210,7 @@ def cmd_experiment(args) -> int:
 def cmd_minimax(args) -> int:
     from cvxpb.experiments import minimax as experiment
 
-    names = [n.strip() for item in args.dataset for n in item.split(",") if n.strip()]
-    names = [n for item in names for n in (experiment.DATASETS if item == "seed" else [item])]
+    names = _dataset_names(args.dataset, experiment.DATASETS)
     unknown = [n for n in names if n not in (*DATASET_NAMES, "synthetic")]
     if unknown:
         raise ValueError(f"datasets must be among {DATASET_NAMES} or synthetic, got {unknown}")
@@ -259,12 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     svm = which.add_parser(
         "stochastic-svm", help="seed 000: stochastic SVMs on real data against 5-fold CV"
     )
-    svm.add_argument(
-        "--dataset",
-        action="append",
-        required=True,
-        help="a dataset (repeat or comma-separate); 'seed' for seed 000's available ones",
-    )
+    _add_datasets(svm, "a dataset")
     svm.add_argument("--out", help="directory for CSV, JSON and PNG files")
     svm.add_argument("--delta", type=float, default=0.05)
     svm.add_argument("--constants", default="exact", choices=CONSTANTS)
@@ -279,12 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     mm = which.add_parser(
         "minimax", help="seed 003: minimax classifiers against SVM and logistic regression"
     )
-    mm.add_argument(
-        "--dataset",
-        action="append",
-        required=True,
-        help="a dataset or 'synthetic' (repeat or comma-separate); 'seed' for the default set",
-    )
+    _add_datasets(mm, "a dataset or 'synthetic'")
     mm.add_argument("--runs", type=int, default=20, help="random 70:30 splits per dataset")
     mm.add_argument("--methods", default="mmSVM,mmBC,mmRBC,SVM,LogReg")
     mm.add_argument("--out", help="directory for the CSV and JSON files")
