@@ -236,3 +236,17 @@ def test_solver_failure_names_the_solver_and_status():
     x = cp.Variable()
     with pytest.raises(MinimaxSolverError, match="ECOS returned status 'unbounded'"):
         solve_program(cp.Problem(cp.Minimize(x)), "ECOS")
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_row_space_reduction_keeps_the_optimum(squared):
+    """d > n with an l2 penalty is solved on the row space of X; the full program agrees."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(15, 40))
+    y = rng.integers(0, 3, 15)
+    clf = MinimaxClassifier(loss="brier", eps=0.05, squared=squared).fit(X, y)
+    Xa = np.hstack([X, np.ones((15, 1))])
+    problem, A = minimax_program(Xa, y, "brier", "l2", 0.05, squared=squared, free=(40,))
+    problem.solve(solver="CLARABEL")
+    assert clf.worst_case_loss_ == pytest.approx(problem.value, abs=1e-7)
+    assert clf.A_ == pytest.approx(A.value, abs=1e-4)

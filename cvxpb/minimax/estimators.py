@@ -91,6 +91,29 @@ def solve_program(problem, solver: str):
         raise MinimaxSolverError(f"{solver} returned status {problem.status!r}")
 
 
+def row_space(Xa, free):
+    """``(X_r, free_r, lift)``: the problem restated on the row space of the penalized
+    columns, for the rotation-invariant l2 penalties when they outnumber the samples.
+
+    With ``X_pen = U S V^T`` (thin SVD), ``X_pen a = (U S)(V^T a)`` and
+    ``||a||_2 >= ||V^T a||_2``, so an optimal row lies in the span of ``V``: solve for
+    ``b = V^T a`` on ``U S`` (``n`` columns instead of ``d``), then ``a = V b``.
+    """
+    penalized = [j for j in range(Xa.shape[1]) if j not in set(free)]
+    U, S, Vt = np.linalg.svd(Xa[:, penalized], full_matrices=False)
+    rank = int(np.sum(S > S[0] * 1e-12)) if S.size and S[0] > 0 else 0
+    reduced = np.hstack([U[:, :rank] * S[:rank], Xa[:, list(free)]])
+    free_r = tuple(range(rank, rank + len(free)))
+
+    def lift(B):
+        A = np.zeros((B.shape[0], Xa.shape[1]))
+        A[:, penalized] = B[:, :rank] @ Vt[:rank]
+        A[:, list(free)] = B[:, rank:]
+        return A
+
+    return reduced, free_r, lift
+
+
 class _MinimaxBase(BaseEstimator):
     def _solve(self, X, target, loss, classes=None, rho=np.inf, norm=None, eps=None):
         Xa, free = _with_intercept(X, self.fit_intercept)
@@ -98,18 +121,21 @@ class _MinimaxBase(BaseEstimator):
         eps = self.eps if eps is None else eps
         groups = getattr(self, "groups", None)
         squared = getattr(self, "squared", False)
+        Xs, free_s, lift = Xa, free, None
+        if norm == "l2" and Xa.shape[1] - len(free) > Xa.shape[0]:
+            Xs, free_s, lift = row_space(Xa, free)
         if self.solver == "fista":
-            self.A_, self.n_iter_ = _fista(
-                Xa, target, loss, classes, rho, norm, eps, groups, squared, free
+            B, self.n_iter_ = _fista(
+                Xs, target, loss, classes, rho, norm, eps, groups, squared, free_s
             )
-            return Xa
-        group_norm = getattr(self, "group_norm", "l2")
-        problem, A = minimax_program(
-            Xa, target, loss, norm, eps, groups, group_norm, squared, rho, free, classes
-        )
-        solve_program(problem, self.solver)
-        self.A_ = np.asarray(A.value)
-        self.n_iter_ = problem.solver_stats.num_iters
+        else:
+            group_norm = getattr(self, "group_norm", "l2")
+            problem, A = minimax_program(
+                Xs, target, loss, norm, eps, groups, group_norm, squared, rho, free_s, classes
+            )
+            solve_program(problem, self.solver)
+            B, self.n_iter_ = np.asarray(A.value), problem.solver_stats.num_iters
+        self.A_ = B if lift is None else lift(B)
         return Xa
 
     def _scores(self, X):
