@@ -129,7 +129,7 @@ def _spectral_norm_squared(X, steps: int = 30) -> float:
     return value
 
 
-def fista(entropy, X, theta, prox, tol=1e-6, max_iter=50_000, A0=None):
+def fista(entropy, X, theta, prox, tol=1e-8, max_iter=100_000, A0=None):
     """Minimize eq. (21) by FISTA with backtracking and adaptive restart.
 
     Stops when the gradient mapping ``L ||prox(Y - grad/L) - Y||`` falls below ``tol``
@@ -139,24 +139,22 @@ def fista(entropy, X, theta, prox, tol=1e-6, max_iter=50_000, A0=None):
     n = X.shape[0]
     t = theta.shape[1]
 
-    def smooth(A):
-        S = X @ A.T
-        return float(np.mean(entropy.value(S) - np.sum(theta * S, axis=1))), S
-
-    def gradient(S):
-        return (entropy.gradient(S) - theta).T @ X / n
+    def smooth(S):  # f from the scores S = X A^T, which are linear in A
+        return float(np.mean(entropy.value(S) - np.sum(theta * S, axis=1)))
 
     A = np.zeros((t, X.shape[1])) if A0 is None else np.array(A0, dtype=float)
-    Y, momentum = A.copy(), 1.0
+    S_A = X @ A.T
+    Y, S_Y, momentum = A, S_A, 1.0
     L = max(_spectral_norm_squared(X) / (2 * n), 1e-12) / 8  # raised by backtracking
-    objective = smooth(A)[0] + prox.value(A)
+    objective = smooth(S_A) + prox.value(A)
     first = None
     for iteration in range(1, max_iter + 1):
-        f_Y, S = smooth(Y)
-        grad = gradient(S)
+        f_Y = smooth(S_Y)
+        grad = (entropy.gradient(S_Y) - theta).T @ X / n
         while True:
             candidate = prox(Y - grad / L, 1 / L)
-            f_new, _ = smooth(candidate)
+            S_new = X @ candidate.T
+            f_new = smooth(S_new)
             step = candidate - Y
             if f_new <= f_Y + np.sum(grad * step) + L / 2 * np.sum(step * step) + 1e-15:
                 break
@@ -167,9 +165,10 @@ def fista(entropy, X, theta, prox, tol=1e-6, max_iter=50_000, A0=None):
             return candidate, f_new + prox.value(candidate), iteration, True
         new_objective = f_new + prox.value(candidate)
         if new_objective > objective:  # adaptive restart (O'Donoghue and Candes)
-            Y, momentum = A.copy(), 1.0
+            Y, S_Y, momentum = A, S_A, 1.0
             continue
         next_momentum = (1 + np.sqrt(1 + 4 * momentum**2)) / 2
-        Y = candidate + (momentum - 1) / next_momentum * (candidate - A)
-        A, objective, momentum = candidate, new_objective, next_momentum
+        beta = (momentum - 1) / next_momentum
+        Y, S_Y = candidate + beta * (candidate - A), S_new + beta * (S_new - S_A)
+        A, S_A, objective, momentum = candidate, S_new, new_objective, next_momentum
     return A, objective, max_iter, False
