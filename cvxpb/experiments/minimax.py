@@ -32,18 +32,15 @@ DATASETS = ("hepatitis", "crx", "australian", "pima", "ionosphere", "bupa")
 METHODS = ("mmSVM", "mmBC", "mmRBC", "SVM", "LogReg")
 
 
-def make(method: str, lam: float, n: int, random_state=None, fast: bool = True):
+def make(method: str, lam: float, n: int, random_state=None):
     """The estimator ``method`` with penalty ``lam ||w||^2`` on ``n`` training examples."""
     if method in ("mmSVM", "mmBC", "mmRBC"):
-        loss = "zero_one" if method == "mmSVM" else "brier"
-        solver = "fista" if fast and loss == "brier" else "CLARABEL"
         return MinimaxClassifier(
-            loss=loss,
+            loss="zero_one" if method == "mmSVM" else "brier",
             eps=lam,
             squared=True,
             randomized=method == "mmRBC",
             random_state=random_state,
-            solver=solver,
         )
     C = 1 / (2 * lam * n)
     if method == "SVM":
