@@ -152,7 +152,7 @@ def test_multiclass_and_the_worst_case_loss(loss):
     y = rng.integers(0, 3, 150)
     X = centers[y] + rng.normal(size=(150, 2))
     clf = MinimaxClassifier(loss=loss, eps=0.01).fit(X, y)
-    assert clf.A_.shape == (2, 3) and clf.score(X, y) > 0.9
+    assert clf.A_.shape == (2, 3) and clf.score(X, y) > 0.9 and clf.status_ == "optimal"
     p = clf.conditional(X)
     assert np.all(p >= -1e-9) and p.sum(axis=1) == pytest.approx(1)
     # Theorem 3: the worst-case loss is at most the maximum entropy of Y alone

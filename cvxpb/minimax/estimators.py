@@ -8,7 +8,9 @@
 * :class:`RobustFeatureSelector`: the l_{1,inf} relaxation of robust feature selection
   (eq. 43).
 
-Each keeps the optimal ``A_`` and ``worst_case_loss_``, the value of eq. (21) recomputed
+Each keeps the optimal ``A_``, the solver's ``status_`` (``"optimal"`` or, with CVXPY's
+warning, ``"optimal_inaccurate"``; anything else raises :class:`MinimaxSolverError`) and
+``worst_case_loss_``, the value of eq. (21) recomputed
 from ``A_`` with NumPy, which by Theorem 3 is the maximum conditional entropy over the
 distribution set; its decisions follow eq. (22), ``E_{P*}[theta(Y)|x] = grad F(A x)``.
 An intercept is a constant feature left out of the penalty (its moment is matched exactly).
@@ -128,6 +130,7 @@ class _MinimaxBase(BaseEstimator):
             B, self.n_iter_ = _fista(
                 Xs, target, loss, classes, rho, norm, eps, groups, squared, free_s
             )
+            self.status_ = cp.OPTIMAL
         else:
             group_norm = getattr(self, "group_norm", "l2")
             problem, A = minimax_program(
@@ -135,6 +138,7 @@ class _MinimaxBase(BaseEstimator):
             )
             solve_program(problem, self.solver)
             B, self.n_iter_ = np.asarray(A.value), problem.solver_stats.num_iters
+            self.status_ = problem.status  # "optimal", or "optimal_inaccurate" (with a warning)
         self.A_ = B if lift is None else lift(B)
         return Xa
 
