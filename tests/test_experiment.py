@@ -149,3 +149,14 @@ def test_command_line(tmp_path, capsys):
     assert payload["datasets"][0]["cv"] is None
     assert main(["experiment", "stochastic-svm", "--dataset", "nope"]) == 2
     assert "datasets must be among" in capsys.readouterr().err
+
+
+def test_no_cv_table_without_the_baseline(tmp_path):
+    run = experiment.run_dataset("haberman", lambdas=LAMBDAS, folds=None, subsets=False)
+    paths = experiment.write([run], tmp_path, {}, plots=False)
+    assert {p.name for p in paths} == {
+        "stochastic_svm.csv",
+        "stochastic_svm_bounds.csv",
+        "stochastic_svm_spread.csv",
+        "stochastic_svm.json",
+    }

@@ -249,12 +249,19 @@ def write(runs, out, settings: dict, plots: bool = True) -> list:
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    names = ("", "_cv", "_bounds", "_spread")
-    paths = [out / f"stochastic_svm{name}.csv" for name in names] + [out / "stochastic_svm.json"]
     results = results_table(runs)
-    tables = (results, cv_table(runs), bounds_table(results), spread_table(results))
-    for path, table in zip(paths, tables, strict=False):
-        table.to_csv(path, index=False, float_format="%.6g")
+    tables = {
+        "stochastic_svm.csv": results,
+        "stochastic_svm_cv.csv": cv_table(runs),  # empty without the CV baseline
+        "stochastic_svm_bounds.csv": bounds_table(results),
+        "stochastic_svm_spread.csv": spread_table(results),
+    }
+    paths = []
+    for name, table in tables.items():
+        if not table.empty:
+            paths.append(out / name)
+            table.to_csv(paths[-1], index=False, float_format="%.6g")
+    paths.append(out / "stochastic_svm.json")
     payload = to_json(runs, {k: _plain(v) for k, v in settings.items()})
     paths[-1].write_text(json.dumps(payload, indent=1, default=_plain, allow_nan=False))
     if plots:
