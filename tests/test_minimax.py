@@ -250,3 +250,23 @@ def test_row_space_reduction_keeps_the_optimum(squared):
     problem.solve(solver="CLARABEL")
     assert clf.worst_case_loss_ == pytest.approx(problem.value, abs=1e-7)
     assert clf.A_ == pytest.approx(A.value, abs=1e-4)
+
+
+@pytest.mark.parametrize("solver", ["ECOS", "SCS"])
+def test_every_conic_solver_reaches_the_same_optimum(data, solver):
+    X, y, _ = data
+    reference = MinimaxClassifier(loss="brier", norm=3, eps=0.05).fit(X, y)  # dual l_{3/2}
+    other = MinimaxClassifier(loss="brier", norm=3, eps=0.05, solver=solver).fit(X, y)
+    accuracy = 1e-6 if solver == "ECOS" else 1e-4  # SCS is a first-order method
+    assert other.worst_case_loss_ == pytest.approx(reference.worst_case_loss_, abs=accuracy)
+
+
+def test_general_p_uses_the_dual_exponent():
+    from cvxpb.minimax.program import dual_exponent
+
+    assert dual_exponent(3) == pytest.approx(1.5)
+    assert dual_exponent("l1") == np.inf and dual_exponent("linf") == 1
+    A = cp.Constant(np.array([[3.0, -4.0]]))
+    from cvxpb.minimax.program import penalty
+
+    assert penalty(A, 3, 2.0).value == pytest.approx(2 * (3**1.5 + 4**1.5) ** (1 / 1.5))

@@ -42,7 +42,9 @@ def dual_exponent(norm) -> float:
 
 
 def _row_norms(A, q):
-    return cp.norm(A, q, axis=1) if q in (1, 2, np.inf) else cp.pnorm(A, q, axis=1)
+    if q in (1, 2, np.inf):
+        return cp.norm(A, q, axis=1)
+    return cp.hstack([cp.pnorm(A[i, :], q) for i in range(A.shape[0])])  # no axis for p
 
 
 def check_groups(groups, d: int, free=()) -> list[np.ndarray]:
