@@ -1,0 +1,210 @@
+"""The PAC-Bayes bounds of seed 001 for SVMs with Gaussian posteriors ``N(mu w, I)``.
+
+Each bound is ``sup{r : kl(Q_S(w, mu), r) <= (KL(Q || P) + penalty) / m}``, minimized
+over ``mu``. It holds for all ``mu`` at once, so the minimization costs nothing: ``mu``
+is scanned on a log grid (the objective need not be unimodal) and the best grid point
+refined by bounded Brent search. The inverse of the binary kl is the verified
+one of :mod:`cvxpb.kl`, and ``Q_S`` is rounded up, so the reported value is a valid
+bound. ``deterministic`` is ``min(1, 2 bound)``, the bound on the SVM itself (eq. 5).
+
+* ``langford`` (Corollary 4): prior ``N(0, I)``, ``KL = mu^2/2``, penalty ``ln((m+1)/delta)``.
+* ``prior`` (Corollaries 5 and 7): a prior direction ``w_r`` learnt on a separate part;
+  ``KL = ||mu w - eta_j w_r||^2 / 2``, the best of ``J`` scalings at the price ``ln J``;
+  evaluated on the ``m - r`` examples not used for ``w_r``.
+* ``tau`` (Theorem 8): the same with variance ``tau^2`` along ``w_r``.
+* ``expectation`` (Theorems 9 and 10): the prior mean ``eta w_p`` with
+  ``w_p = E[y phi(x)]``, estimated from the same sample at the price of
+  ``b = R/sqrt(m) (2 + sqrt(2 ln(2/delta)))`` and penalty ``ln(2(m+1)/delta)``.
+* ``tau_expectation`` (Theorem 11), for ``tau >= 1``: the seed's proof drops the term
+  ``(w_p^T mu w / ||w_p||)^2 (1/tau^2 - 1)``, which is not positive only when ``tau >= 1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+from cvxpb.kl import kl_inv_upper
+from cvxpb.svm.gaussian import kl_shifted, kl_tau, stochastic_error
+from cvxpb.validation import check_delta
+
+MU_GRID = np.geomspace(1e-3, 1e4, 281)
+DEFAULT_ETAS = np.linspace(1.0, 100.0, 10)  # J = 10 scalings over the seed's range 1..100
+ROUND_UP = 1 + 1e-12
+
+
+@dataclass(frozen=True)
+class SVMBound:
+    """A bound on the stochastic classifier's true error and how it was reached."""
+
+    name: str
+    bound: float
+    mu: float
+    eta: float | None
+    empirical: float  # Q_S(w, mu) on the examples the bound uses
+    kl: float  # the KL term (an upper bound on it for the expectation priors)
+    m: int
+    delta: float
+
+    @property
+    def deterministic(self) -> float:
+        """``min(1, 2 bound)``: the bound on the deterministic SVM (eq. 5)."""
+        return min(1.0, 2 * self.bound)
+
+
+def _value(margins, mu, complexity, m):
+    """The bound at each ``mu`` (vectorized), with ``Q_S`` rounded up."""
+    mu = np.atleast_1d(mu)
+    empirical = np.minimum(stochastic_error(margins, mu) * ROUND_UP, 1.0)
+    return kl_inv_upper(empirical, complexity(mu) / m), empirical
+
+
+def minimize_over_mu(margins, complexity, m, grid=MU_GRID):
+    """``(bound, mu, empirical)``: the scan of ``grid``, then Brent between the best
+    point's neighbours."""
+    values, _ = _value(margins, grid, complexity, m)
+    k = int(np.argmin(values))
+    lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
+    best_mu = float(grid[k])
+    if hi > lo:
+        res = minimize_scalar(
+            lambda x: float(_value(margins, x, complexity, m)[0][0]),
+            bounds=(lo, hi),
+            method="bounded",
+            options={"xatol": 1e-10 * hi},
+        )
+        if res.fun < values[k]:
+            best_mu = float(res.x)
+    bound, empirical = _value(margins, best_mu, complexity, m)
+    return float(bound[0]), best_mu, float(empirical[0])
+
+
+def _best_over_etas(name, margins, etas, kl_of, penalty, delta):
+    """The mixture: each scaling's bound with ``ln J`` added; the least one."""
+    margins = np.asarray(margins, dtype=float)
+    m = margins.size
+    if m == 0:
+        raise ValueError("the bound needs at least one example")
+    etas = [None] if etas is None else np.atleast_1d(np.asarray(etas, dtype=float))
+    extra = penalty + np.log(len(etas))
+    best = None
+    for eta in etas:
+        bound, mu, empirical = minimize_over_mu(margins, lambda x, e=eta: kl_of(x, e) + extra, m)
+        if best is None or bound < best.bound:
+            kl = float(kl_of(np.array([mu]), eta)[0])
+            best = SVMBound(
+                name, bound, mu, None if eta is None else float(eta), empirical, kl, m, delta
+            )
+    return best
+
+
+def langford_bound(margins, delta=0.01) -> SVMBound:
+    """Corollary 4: the prior ``N(0, I)``."""
+    delta = check_delta(delta)
+    m = np.size(margins)
+    return _best_over_etas(
+        "langford", margins, None, lambda mu, _: mu**2 / 2, np.log((m + 1) / delta), delta
+    )
+
+
+def prior_bound(margins, cosine, etas=DEFAULT_ETAS, delta=0.01, tau=None) -> SVMBound:
+    """Corollaries 5 and 7 (``tau=None``) and Theorem 8 (``tau``): the prior
+    ``N(eta_j w_r, .)``; ``margins`` on the examples not used for ``w_r``, and
+    ``cosine = w^T w_r`` for the unit vectors."""
+    delta = check_delta(delta)
+    if not -1 - 1e-9 <= cosine <= 1 + 1e-9:
+        raise ValueError(f"cosine must lie in [-1, 1], got {cosine!r}")
+    if tau is not None and not tau > 0:
+        raise ValueError(f"tau must be positive, got {tau!r}")
+    m = np.size(margins)
+    if tau is None:
+        name, kl_of = "prior", lambda mu, eta: kl_shifted(mu, eta, cosine)
+    else:
+        name, kl_of = "tau", lambda mu, eta: kl_tau(mu, eta, cosine, tau)
+    return _best_over_etas(name, margins, etas, kl_of, np.log((m + 1) / delta), delta)
+
+
+def expectation_bound(
+    margins, dot, norm_wp, R, etas=DEFAULT_ETAS, delta=0.01, tau=None
+) -> SVMBound:
+    """Theorems 9, 10 (``tau=None``) and 11 (``tau >= 1``): the prior mean ``eta w_p``,
+    ``w_p = E[y phi~(x)]`` estimated by ``w_p^`` on the same sample. ``dot = w^T w_p^``
+    for the unit ``w``, ``norm_wp = ||w_p^||``, ``R >= sup ||phi~(x)||``."""
+    delta = check_delta(delta)
+    if not R > 0:
+        raise ValueError(f"R must be positive (a bound on ||phi(x)||), got {R!r}")
+    if tau is not None and not tau >= 1:
+        raise ValueError(f"tau must be >= 1 for Theorem 11, got {tau!r}")
+    m = np.size(margins)
+    b = R / np.sqrt(m) * (2 + np.sqrt(2 * np.log(2 / delta)))
+
+    def distance(mu, eta):  # ||mu w - eta w_p^||
+        return np.sqrt(np.maximum(mu**2 - 2 * mu * eta * dot + eta**2 * norm_wp**2, 0.0))
+
+    if tau is None:
+        name = "expectation"
+
+        def kl_of(mu, eta):
+            return 0.5 * (distance(mu, eta) + eta * b) ** 2
+    else:
+        name = "tau_expectation"
+
+        def kl_of(mu, eta):
+            shifted = (distance(mu, eta) + eta * b) ** 2
+            return 0.5 * (np.log(tau**2) + (shifted - mu**2 + 1) / tau**2 + mu**2 - 1)
+
+    return _best_over_etas(name, margins, etas, kl_of, np.log(2 * (m + 1) / delta), delta)
+
+
+PRIORS = ("langford", "prior", "tau", "expectation", "tau_expectation")
+
+
+def _same_kernel(a, b) -> None:
+    if (a.kernel, a.gamma) != (b.kernel, b.gamma):
+        raise ValueError(
+            f"the prior SVM's kernel ({a.kernel}, gamma={a.gamma}) must be the posterior's "
+            f"({b.kernel}, gamma={b.gamma})"
+        )
+
+
+def svm_pac_bayes_bound(
+    svc, X, y, prior="langford", delta=0.01, prior_svc=None, etas=DEFAULT_ETAS, tau=50.0, R=None
+) -> SVMBound:
+    """Any of seed 001's bounds for a fitted binary ``SVC`` (kernel ``"rbf"`` or ``"linear"``).
+
+    ``X, y`` are the examples the bound is computed on: for ``prior`` and ``tau`` those
+    *not* used to train ``prior_svc`` (the prior direction ``w_r``); for the others the
+    whole training sample. ``etas`` are the prior scalings (``J = len(etas)``; one value
+    gives Corollary 5 / Theorem 9, several the mixtures of Corollary 7 / Theorem 10).
+    ``R`` bounds ``||phi~(x)|| = sqrt(k(x, x) + 1)``: ``sqrt(2)`` for the RBF kernel, and
+    required otherwise.
+    """
+    from cvxpb.svm.gaussian import from_svc, mean_vector, normalized_margins
+
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
+    w = from_svc(svc)
+    if w.kernel not in ("rbf", "linear"):
+        raise ValueError(f"kernel must be 'rbf' or 'linear', got {w.kernel!r}")
+    y = np.where(np.asarray(y) == svc.classes_[1], 1, -1)
+    margins = normalized_margins(w, X, y)
+    if prior == "langford":
+        return langford_bound(margins, delta)
+    if prior in ("prior", "tau"):
+        if prior_svc is None:
+            raise ValueError(f'prior="{prior}" needs prior_svc, an SVC trained on other data')
+        w_r = from_svc(prior_svc)
+        _same_kernel(w_r, w)
+        cosine = w.dot(w_r) / (w.norm() * w_r.norm())
+        return prior_bound(margins, cosine, etas, delta, tau if prior == "tau" else None)
+    if R is None:
+        if w.kernel != "rbf":
+            raise ValueError("R (a bound on ||phi(x)||) is required for the linear kernel")
+        R = np.sqrt(2.0)
+    w_p = mean_vector(X, y, w.kernel, w.gamma)
+    dot = w.dot(w_p) / w.norm()
+    return expectation_bound(
+        margins, dot, w_p.norm(), R, etas, delta, tau if prior == "tau_expectation" else None
+    )

@@ -1,0 +1,198 @@
+"""Seed 001's Gaussian-posterior bounds, each against an independent route."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import norm
+from sklearn.svm import SVC
+
+from cvxpb.svm.gaussian import (
+    from_svc,
+    kl_gaussians,
+    kl_shifted,
+    kl_tau,
+    mean_vector,
+    normalized_margins,
+    stochastic_error,
+)
+from cvxpb.svm.prior_bounds import (
+    expectation_bound,
+    langford_bound,
+    prior_bound,
+    svm_pac_bayes_bound,
+)
+from tests.brute_force import kl_upper
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(300) < 0.5, 1, -1)
+    X = rng.normal(size=(300, 3)) + 1.2 * y[:, None]
+    return X, y
+
+
+def test_linear_margins_are_the_augmented_cosines(blobs):
+    X, y = blobs
+    svc = SVC(kernel="linear", C=1.0).fit(X, y)
+    w = np.append(svc.coef_[0], svc.intercept_[0])
+    phi = np.hstack([X, np.ones((300, 1))])
+    expected = y * (phi @ w) / (np.linalg.norm(w) * np.linalg.norm(phi, axis=1))
+    assert normalized_margins(from_svc(svc), X, y) == pytest.approx(expected)
+
+
+def test_kernel_vector_reproduces_the_decision_function(blobs):
+    X, y = blobs
+    svc = SVC(kernel="rbf", C=3.0, gamma=0.4).fit(X, y)
+    w = from_svc(svc)
+    assert w.scores(X) == pytest.approx(svc.decision_function(X))
+    assert w.feature_norms(X[:5]) == pytest.approx(np.full(5, np.sqrt(2)))
+
+
+def test_stochastic_error_is_the_gaussian_posteriors_error():
+    """Monte Carlo over u ~ N(mu w, I) in an explicit 4-dimensional space."""
+    rng = np.random.default_rng(1)
+    w = rng.normal(size=4)
+    w /= np.linalg.norm(w)
+    x = rng.normal(size=(6, 4))
+    y = np.array([1, -1, 1, 1, -1, 1])
+    margins = y * (x @ w) / np.linalg.norm(x, axis=1)
+    mu = 2.5
+    u = mu * w + rng.normal(size=(400_000, 4))
+    errors = np.mean((u @ x.T) * y < 0)
+    assert stochastic_error(margins, mu)[0] == pytest.approx(errors, abs=0.003)
+    assert stochastic_error(margins, 0.0)[0] == 0.5
+
+
+def _unit_pair(cosine):
+    w_r = np.array([1.0, 0.0, 0.0])
+    w = np.array([cosine, np.sqrt(1 - cosine**2), 0.0])
+    return w, w_r
+
+
+@pytest.mark.parametrize("cosine", [-0.3, 0.2, 0.95])
+def test_kl_closed_forms_match_the_gaussian_kl(cosine):
+    w, w_r = _unit_pair(cosine)
+    mu, eta, tau = 3.0, 5.0, 4.0
+    assert kl_shifted(mu, eta, cosine) == pytest.approx(
+        kl_gaussians(mu * w, np.eye(3), eta * w_r, np.eye(3))
+    )
+    prior_cov = np.eye(3) + (tau**2 - 1) * np.outer(w_r, w_r)
+    assert kl_tau(mu, eta, cosine, tau) == pytest.approx(
+        kl_gaussians(mu * w, np.eye(3), eta * w_r, prior_cov)
+    )
+
+
+def test_langford_bound_is_the_kl_inverse_at_its_mu_and_the_least_on_a_grid():
+    margins = np.random.default_rng(2).uniform(-0.2, 0.8, 200)
+    result = langford_bound(margins, delta=0.01)
+    m = 200
+    empirical = np.mean(norm.sf(result.mu * margins))
+    eps = (result.mu**2 / 2 + np.log((m + 1) / 0.01)) / m
+    assert result.bound == pytest.approx(kl_upper(empirical, eps), abs=1e-9)
+    assert result.bound >= kl_upper(empirical, eps) - 1e-12  # rounded outward
+    for mu in np.linspace(0.1, 60, 600):  # an independent scan
+        e = (mu**2 / 2 + np.log((m + 1) / 0.01)) / m
+        assert result.bound <= kl_upper(np.mean(norm.sf(mu * margins)), e) + 1e-9
+    assert result.deterministic == min(1.0, 2 * result.bound)
+
+
+def test_mixture_is_the_best_single_prior_plus_log_j():
+    margins = np.random.default_rng(3).uniform(0.0, 0.6, 150)
+    etas = np.array([2.0, 8.0, 20.0])
+    mixture = prior_bound(margins, 0.9, etas, delta=0.05)
+    m = 150
+    singles = []
+    for eta in etas:
+        values = [
+            kl_upper(
+                np.mean(norm.sf(mu * margins)),
+                (kl_shifted(mu, eta, 0.9) + np.log((m + 1) / 0.05) + np.log(3)) / m,
+            )
+            for mu in np.linspace(0.1, 80, 1600)
+        ]
+        singles.append(min(values))
+    assert mixture.bound == pytest.approx(min(singles), abs=2e-4)
+    assert mixture.bound <= min(singles) + 1e-9
+    assert mixture.eta == etas[int(np.argmin(singles))]
+
+
+def test_an_informative_prior_tightens_the_bound():
+    """Separable data and a prior direction equal to the posterior's: the prior bound
+    pays (mu - eta)^2/2 instead of mu^2/2."""
+    margins = np.full(400, 0.3)
+    langford = langford_bound(margins, 0.01)
+    informed = prior_bound(margins, 1.0, [5.0, 10.0, 20.0, 40.0], 0.01)
+    uninformed = prior_bound(margins, 0.0, [5.0, 10.0, 20.0, 40.0], 0.01)
+    assert informed.bound < 0.5 * langford.bound
+    assert uninformed.bound > langford.bound
+    assert prior_bound(margins, 1.0, [20.0], 0.01, tau=50).bound < langford.bound
+
+
+def test_theorem_11_at_tau_1_is_theorem_9():
+    margins = np.random.default_rng(4).uniform(-0.1, 0.7, 120)
+    plain = expectation_bound(margins, 0.3, 0.5, np.sqrt(2), [3.0], 0.01)
+    tau_one = expectation_bound(margins, 0.3, 0.5, np.sqrt(2), [3.0], 0.01, tau=1.0)
+    assert tau_one.bound == pytest.approx(plain.bound, abs=1e-12)
+    with pytest.raises(ValueError, match="tau must be >= 1"):
+        expectation_bound(margins, 0.3, 0.5, np.sqrt(2), [3.0], 0.01, tau=0.5)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(st.floats(-1, 1), min_size=1, max_size=60),
+    st.floats(-1, 1),
+    st.sampled_from(["langford", "prior", "tau", "expectation", "tau_expectation"]),
+)
+def test_every_bound_lies_in_0_1_and_above_its_empirical_error(margins, cosine, which):
+    margins = np.array(margins)
+    if which == "langford":
+        result = langford_bound(margins)
+    elif which in ("prior", "tau"):
+        result = prior_bound(margins, cosine, [1.0, 30.0], tau=50.0 if which == "tau" else None)
+    else:
+        tau = 50.0 if which == "tau_expectation" else None
+        result = expectation_bound(margins, cosine * 0.5, 0.5, np.sqrt(2), [1.0, 30.0], tau=tau)
+    assert 0 <= result.empirical <= result.bound <= 1
+
+
+def test_svm_pac_bayes_bound_on_fitted_svms(blobs):
+    X, y = blobs
+    train, held = np.arange(150), np.arange(150, 300)
+    prior_svc = SVC(C=1.0, gamma=0.5).fit(X[train], y[train])
+    svc = SVC(C=1.0, gamma=0.5).fit(X, y)
+    results = {
+        name: svm_pac_bayes_bound(
+            svc,
+            X[held] if name in ("prior", "tau") else X,
+            y[held] if name in ("prior", "tau") else y,
+            prior=name,
+            prior_svc=prior_svc,
+        )
+        for name in ("langford", "prior", "tau", "expectation", "tau_expectation")
+    }
+    assert all(0 < r.bound < 0.6 for r in results.values())
+    assert results["prior"].m == 150 and results["langford"].m == 300
+    # the test error of the SVM lies below the deterministic bound (w.p. 1 - delta)
+    rng = np.random.default_rng(9)
+    y_new = np.where(rng.random(2000) < 0.5, 1, -1)
+    X_new = rng.normal(size=(2000, 3)) + 1.2 * y_new[:, None]
+    error = np.mean(svc.predict(X_new) != y_new)
+    assert all(error <= r.deterministic for r in results.values())
+
+
+def test_bad_input(blobs):
+    X, y = blobs
+    svc = SVC(C=1.0, gamma=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="prior must be one of"):
+        svm_pac_bayes_bound(svc, X, y, prior="uniform")
+    with pytest.raises(ValueError, match="needs prior_svc"):
+        svm_pac_bayes_bound(svc, X, y, prior="tau")
+    with pytest.raises(ValueError, match="must be the posterior's"):
+        svm_pac_bayes_bound(svc, X, y, prior="prior", prior_svc=SVC(gamma=2.0).fit(X, y))
+    with pytest.raises(ValueError, match="delta must lie in"):
+        svm_pac_bayes_bound(svc, X, y, delta=1.5)
+    with pytest.raises(ValueError, match="R .* is required"):
+        svm_pac_bayes_bound(SVC(kernel="linear").fit(X, y), X, y, prior="expectation")
+    assert mean_vector(X, y).bias == pytest.approx(np.mean(y))
