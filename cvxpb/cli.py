@@ -289,7 +289,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_datasets(mm, "a dataset or 'synthetic'")
     mm.add_argument("--runs", type=int, default=20, help="random 70:30 splits per dataset")
-    mm.add_argument("--methods", default="mmSVM,mmBC,mmRBC,SVM,LogReg")
+    mm.add_argument(
+        "--methods",
+        default="mmSVM,mmBC,mmRBC,SVM,LogReg",
+        help="comma-separated, of mmSVM, mmBC, mmRBC, SVM, LogReg, Majority",
+    )
     mm.add_argument("--out", help="directory for the CSV and JSON files")
     mm.add_argument("--seed", type=int, default=0)
     mm.add_argument("--json", action="store_true")

@@ -45,12 +45,12 @@ def test_synthetic_data_follows_the_seed():
     data = experiment.synthetic(n=200, d=2000, random_state=0)
     assert data.X.shape == (200, 2000) and set(np.unique(data.X)) == {0.0, 1.0}
     assert data.X.mean() == pytest.approx(0.75, abs=0.01)
-    assert 0.3 < np.mean(data.y == 1) < 0.7
+    assert set(np.unique(data.y)) == {-1, 1}
 
 
 def test_runs_and_summary(tmp_path):
     rows = experiment.run_experiment(["hepatitis"], runs=2, lambdas=LAMBDAS, progress=False)
-    assert len(rows) == 2 * len(experiment.METHODS)
+    assert len(rows) == 2 * len(experiment.DEFAULT_METHODS)
     assert rows["test error"].between(0, 1).all()
     table = experiment.summary(rows)
     svm = rows[rows["method"] == "SVM"]["test error"]
@@ -58,7 +58,7 @@ def test_runs_and_summary(tmp_path):
     assert row["error %"] == pytest.approx(100 * svm.mean())
     assert row["se %"] == pytest.approx(100 * svm.std(ddof=1) / np.sqrt(2))
     paths = experiment.write(rows, tmp_path)
-    assert pd.read_csv(paths[1]).shape[0] == len(experiment.METHODS)
+    assert pd.read_csv(paths[1]).shape[0] == len(experiment.DEFAULT_METHODS)
     assert len(json.loads(paths[2].read_text())["runs"]) == len(rows)
     with pytest.raises(ValueError, match="runs must be a positive integer"):
         experiment.run_experiment(["hepatitis"], runs=0)
@@ -71,3 +71,9 @@ def test_command_line(capsys):
     assert {r["method"] for r in rows} == {"mmSVM", "SVM"}
     assert main(["experiment", "minimax", "--dataset", "nope"]) == 2
     assert "datasets must be among" in capsys.readouterr().err
+
+
+def test_majority_reference_predicts_the_majority_class():
+    X = np.zeros((10, 2))
+    y = np.array([1] * 7 + [-1] * 3)
+    assert experiment.make("Majority", 1.0, 10).fit(X, y).predict(X).tolist() == [1] * 10
