@@ -107,7 +107,7 @@ def synthetic(n: int = 200, d: int = 10_000, random_state=0):
 
 
 def run_experiment(
-    names, runs=20, methods=METHODS, lambdas=LAMBDAS, random_state=0, progress=True
+    names, runs=20, methods=DEFAULT_METHODS, lambdas=LAMBDAS, random_state=0, progress=True
 ) -> pd.DataFrame:
     """Every ``(dataset, run, method)`` row; ``"synthetic"`` is :func:`synthetic`."""
     from tqdm.auto import tqdm
