@@ -2,6 +2,14 @@
 
 from cvxpb.svm.grid import lambda_grid
 from cvxpb.svm.prior_bounds import SVMBound, svm_pac_bayes_bound
+from cvxpb.svm.prior_svm import EtaPriorSVM, PriorSVM
 from cvxpb.svm.stochastic import StochasticSVM
 
-__all__ = ["SVMBound", "StochasticSVM", "lambda_grid", "svm_pac_bayes_bound"]
+__all__ = [
+    "EtaPriorSVM",
+    "PriorSVM",
+    "SVMBound",
+    "StochasticSVM",
+    "lambda_grid",
+    "svm_pac_bayes_bound",
+]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from cvxpb.kl import kl_inv_upper
+from cvxpb.kl import kl_inv_upper, kl_inv_upper_newton
 from cvxpb.svm.gaussian import kl_shifted, kl_tau, stochastic_error
 from cvxpb.validation import check_delta
 
@@ -54,16 +54,20 @@ class SVMBound:
         return min(1.0, 2 * self.bound)
 
 
-def _value(margins, mu, complexity, m):
-    """The bound at each ``mu`` (vectorized), with ``Q_S`` rounded up."""
+def _value(margins, mu, complexity, m, verified=False):
+    """The bound at each ``mu`` (vectorized), with ``Q_S`` rounded up; the search uses
+    Newton's inverse, the reported value the verified one."""
     mu = np.atleast_1d(mu)
     empirical = np.minimum(stochastic_error(margins, mu) * ROUND_UP, 1.0)
-    return kl_inv_upper(empirical, complexity(mu) / m), empirical
+    eps = complexity(mu) / m
+    if verified:
+        return kl_inv_upper(empirical, eps), empirical
+    return kl_inv_upper_newton(empirical, eps)[0], empirical
 
 
 def minimize_over_mu(margins, complexity, m, grid=MU_GRID):
     """``(bound, mu, empirical)``: the scan of ``grid``, then Brent between the best
-    point's neighbours."""
+    point's neighbours; the bound at the chosen ``mu`` by the verified kl inverse."""
     values, _ = _value(margins, grid, complexity, m)
     k = int(np.argmin(values))
     lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
@@ -77,7 +81,7 @@ def minimize_over_mu(margins, complexity, m, grid=MU_GRID):
         )
         if res.fun < values[k]:
             best_mu = float(res.x)
-    bound, empirical = _value(margins, best_mu, complexity, m)
+    bound, empirical = _value(margins, best_mu, complexity, m, verified=True)
     return float(bound[0]), best_mu, float(empirical[0])
 
 

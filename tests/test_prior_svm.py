@@ -1,0 +1,131 @@
+"""Seed 001's prior SVM and eta-prior SVM: primal against dual, the dedicated box-QP
+solver against CVXPY, the estimators."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from cvxpb.svm.prior_qp import (
+    box_qp,
+    eta_prior_svm_program,
+    kernel_factor,
+    prior_svm_program,
+    recover_eta,
+)
+from cvxpb.svm.prior_svm import EtaPriorSVM, PriorSVM
+
+
+@pytest.fixture(scope="module")
+def linear_problem():
+    """Explicit augmented features, so the primal QPs can be written out."""
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(80) < 0.5, 1, -1)
+    X = np.hstack([rng.normal(size=(80, 3)) + 0.8 * y[:, None], np.ones((80, 1))])
+    w_r = rng.normal(size=4)
+    w_r /= np.linalg.norm(w_r)
+    return X, y, w_r, X @ X.T, X @ w_r
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 100.0])
+def test_prior_svm_dual_gives_the_primal_solution(linear_problem, C):
+    X, y, w_r, K, g = linear_problem
+    eta = 2.5
+    problem, a = prior_svm_program(kernel_factor(K), y, g, eta, C)
+    problem.solve(solver="CLARABEL")
+    w_dual = (a.value * y) @ X + eta * w_r  # eq. (27)
+    w, xi = cp.Variable(4), cp.Variable(80)
+    cp.Problem(
+        cp.Minimize(cp.sum_squares(w - eta * w_r) / 2 + C * cp.sum(xi)),
+        [cp.multiply(y, X @ w) >= 1 - xi, xi >= 0],
+    ).solve(solver="CLARABEL")
+    assert w_dual == pytest.approx(w.value, abs=1e-6)
+
+
+def test_eta_prior_svm_recovers_the_primal_eta(linear_problem):
+    X, y, w_r, K, g = linear_problem
+    C = 1.0
+    problem, a, balance = eta_prior_svm_program(kernel_factor(K), y, g, C)
+    problem.solve(solver="CLARABEL")
+    eta = recover_eta(a.value, y, K, g, C)
+    v, eta_var, xi = cp.Variable(4), cp.Variable(), cp.Variable(80)
+    cp.Problem(
+        cp.Minimize(cp.sum_squares(v) / 2 + C * cp.sum(xi)),
+        [cp.multiply(y, X @ (v + eta_var * w_r)) >= 1 - xi, xi >= 0],
+    ).solve(solver="CLARABEL")
+    assert eta == pytest.approx(float(eta_var.value), abs=1e-6)
+    assert eta == pytest.approx(float(balance.dual_value), abs=1e-6)
+    assert (a.value * y) @ X == pytest.approx(v.value, abs=1e-6)
+
+
+@pytest.mark.parametrize("C", [0.1, 10.0, 1000.0])
+def test_box_qp_matches_cvxpy(C):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, 1, -1)
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)) + 1
+    H = (y[:, None] * K) * y[None, :]
+    g = np.tanh(X[:, 1])
+    v = 1 - 3 * y * g
+    a, _, converged = box_qp(H, v, C)
+    problem, b = prior_svm_program(kernel_factor(K), y, g, 3.0, C)
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    assert converged
+    assert a == pytest.approx(b.value, abs=1e-6 * C)
+    assert v @ a - a @ H @ a / 2 >= problem.value - 1e-9
+
+
+@parametrize_with_checks(
+    [PriorSVM(n_priors=3, random_state=0), EtaPriorSVM(random_state=0)],
+)
+def test_scikit_learn_common_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    rng = np.random.default_rng(2)
+    y = np.where(rng.random(240) < 0.5, 1, -1)
+    return rng.normal(size=(240, 2)) + 1.5 * y[:, None], y
+
+
+def test_prior_svm_solvers_agree_and_the_bound_is_valid(blobs):
+    X, y = blobs
+    newton = PriorSVM(C=1.0, gamma=0.5, random_state=0).fit(X, y)
+    conic = PriorSVM(C=1.0, gamma=0.5, solver="CLARABEL", random_state=0).fit(X, y)
+    assert newton.bound_ == pytest.approx(conic.bound_, abs=1e-6)
+    assert newton.eta_ == conic.eta_
+    assert 0 < newton.result_.empirical <= newton.bound_ < 0.5
+    assert newton.score(X, y) > 0.85
+    assert newton.deterministic_bound_ == min(1.0, 2 * newton.bound_)
+
+
+def test_eta_prior_svm(blobs):
+    X, y = blobs
+    clf = EtaPriorSVM(C=1.0, gamma=0.5, random_state=0).fit(X, y)
+    assert clf.eta_ > 0  # the prior direction helps, so it enters with a positive weight
+    assert 0 < clf.bound_ <= 1 and 0 < clf.mixture_bound_ <= 1
+    assert clf.score(X, y) > 0.85
+
+
+@pytest.mark.parametrize(
+    ("estimator", "message"),
+    [
+        (PriorSVM(C=0.0), "C must be a positive number"),
+        (PriorSVM(C_prior=-1.0), "C_prior must be a positive number"),
+        (PriorSVM(prior_fraction=1.0), "prior_fraction must lie in"),
+        (EtaPriorSVM(delta=0.0), "delta must lie in"),
+        (PriorSVM(n_priors=0), "n_priors must be a positive integer"),
+        (PriorSVM(kernel="poly"), "kernel must be 'rbf' or 'linear'"),
+    ],
+)
+def test_bad_input(blobs, estimator, message):
+    X, y = blobs
+    with pytest.raises(ValueError, match=message):
+        estimator.fit(X, y)
+
+
+def test_labels_must_be_binary(blobs):
+    X, _ = blobs
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        PriorSVM().fit(X, np.arange(240) % 3)
