@@ -94,7 +94,7 @@ def test_prior_svm_solvers_agree_and_the_bound_is_valid(blobs):
     newton = PriorSVM(C=1.0, gamma=0.5, random_state=0).fit(X, y)
     conic = PriorSVM(C=1.0, gamma=0.5, solver="CLARABEL", random_state=0).fit(X, y)
     assert newton.bound_ == pytest.approx(conic.bound_, abs=1e-6)
-    assert newton.eta_ == conic.eta_
+    assert newton.eta_ == conic.eta_ and newton.fallbacks_ == 0
     assert 0 < newton.result_.empirical <= newton.bound_ < 0.5
     assert newton.score(X, y) > 0.85
     assert newton.deterministic_bound_ == min(1.0, 2 * newton.bound_)

@@ -46,8 +46,8 @@ def box_qp(H, v, C, tol=1e-10, max_rounds=2_000, sweeps=3, a0=None):
     raises the objective), then solves ``H_FF a_F = v_F - H_FB a_B`` on the variables
     strictly inside the box; the Newton point is taken when it stays inside the box and
     raises the objective, which ends the search once the active set is right. Stops
-    when the projected gradient is below ``tol`` (relative to ``max(1, |v|)``).
-    Returns ``(a, rounds, converged)``.
+    when the projected gradient is below ``tol`` relative to the size of its terms,
+    ``max(1, |v|, |H a|)``. Returns ``(a, rounds, converged)``.
     """
     n = v.size
     a = np.zeros(n) if a0 is None else np.clip(np.asarray(a0, dtype=float), 0, C)
@@ -61,8 +61,9 @@ def box_qp(H, v, C, tol=1e-10, max_rounds=2_000, sweeps=3, a0=None):
         for _ in range(sweeps):
             a = _coordinate_sweep(H, v, C, a)
         a = _newton_to_the_box(H, v, C, a, ridge)
-        gradient = v - H @ a
-        if np.abs(_projected_gradient(a, gradient, C)).max() <= tol * scale:
+        Ha = H @ a
+        size = max(scale, float(np.abs(Ha).max()))  # the gradient's terms, for rounding
+        if np.abs(_projected_gradient(a, v - Ha, C)).max() <= tol * size:
             return a, rounds, True
     return a, max_rounds, False
 

@@ -134,14 +134,17 @@ class PriorSVM(_PriorSVMBase):
     eta_range : (float, float), default=(1, 100)
     delta : float in (0, 1), default=0.01
     solver : {"newton", "CLARABEL", "ECOS", "SCS"}, default="newton"
-        ``"newton"``: the dedicated projected-Newton box-QP solver; else CVXPY's.
+        ``"newton"``: the dedicated box-QP solver of :mod:`cvxpb.svm.prior_qp`; where it
+        does not converge (ill-conditioned kernels with a large ``C``) Clarabel solves that
+        QP and ``fallbacks_`` counts it. Else the named CVXPY solver.
     random_state : int, optional
         The prior/posterior split.
 
     Attributes
     ----------
     bound_, deterministic_bound_, mu_, eta_, result_ (the :class:`SVMBound`),
-    w_ (the posterior, unit after normalization), prior_ (the unit ``w_r``), classes_
+    w_ (the posterior, unit after normalization), prior_ (the unit ``w_r``), classes_,
+    fallbacks_ (QPs the dedicated solver handed to Clarabel)
     """
 
     def __init__(
@@ -172,6 +175,7 @@ class PriorSVM(_PriorSVMBase):
         if not (isinstance(self.n_priors, int | np.integer) and self.n_priors >= 1):
             raise ValueError(f"n_priors must be a positive integer, got {self.n_priors!r}")
         X_post, y_post, K, g = self._prepare(X, y)
+        self.fallbacks_ = 0
         etas = np.linspace(*self.eta_range, self.n_priors)
         H = (y_post[:, None] * K) * y_post[None, :]
         L = None if self.solver == "newton" else kernel_factor(K)
@@ -189,13 +193,16 @@ class PriorSVM(_PriorSVMBase):
 
     def _solve(self, H, L, y, g, eta):
         v = 1 - eta * y * g
-        if self.solver == "newton":
-            a, iterations, converged = box_qp(H, v, self.C)
-            if not converged:
-                raise RuntimeError(f"projected Newton did not converge in {iterations} steps")
-            return a
+        solver = self.solver
+        if solver == "newton":
+            a, _, converged = box_qp(H, v, self.C)
+            if converged:
+                return a
+            # ill-conditioned kernels with a large C: Clarabel takes over, on the record
+            self.fallbacks_ += 1
+            solver, L = "CLARABEL", kernel_factor(H * np.outer(y, y))
         problem, a = prior_svm_program(L, y, g, eta, self.C)
-        solve_program(problem, self.solver)
+        solve_program(problem, solver)
         return np.clip(a.value, 0, self.C)
 
 
