@@ -52,9 +52,10 @@ def test_stochastic_svm_tables_are_reproducible(folder):
     )
 
 
-def test_minimax_summary_is_the_runs_summary():
-    runs = pd.read_csv(RESULTS / "minimax" / "minimax_runs.csv")
-    table = pd.read_csv(RESULTS / "minimax" / "minimax.csv")
+@pytest.mark.parametrize("folder", ["minimax", "minimax_synthetic"])
+def test_minimax_summary_is_the_runs_summary(folder):
+    runs = pd.read_csv(RESULTS / folder / "minimax_runs.csv")
+    table = pd.read_csv(RESULTS / folder / "minimax.csv")
     again = minimax.summary(runs)
     assert np.allclose(again["error %"], table["error %"], rtol=1e-3)
     assert np.allclose(again["se %"], table["se %"], rtol=1e-3)
