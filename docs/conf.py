@@ -12,3 +12,8 @@ napoleon_numpy_docstring = True
 autodoc_member_order = "bysource"
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
+# scikit-learn generates these per estimator; their docstrings point into its own docs
+autodoc_default_options = {
+    "exclude-members": "set_fit_request, set_score_request, set_predict_request, "
+    "set_transform_request, set_predict_proba_request, set_decision_function_request"
+}
