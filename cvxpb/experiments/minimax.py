@@ -26,6 +26,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from cvxpb import datasets
+from cvxpb.experiments import check_plan
 from cvxpb.minimax.estimators import MinimaxClassifier
 
 LAMBDAS = 2.0 ** np.arange(-10, 11)
@@ -112,11 +113,7 @@ def run_experiment(
     """Every ``(dataset, run, method)`` row; ``"synthetic"`` is :func:`synthetic`."""
     from tqdm.auto import tqdm
 
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise ValueError(f"methods must be among {METHODS}, got {unknown}")
-    if not (isinstance(runs, int | np.integer) and runs >= 1):
-        raise ValueError(f"runs must be a positive integer, got {runs!r}")
+    check_plan(runs, methods, METHODS)
     rng = np.random.default_rng(random_state)
     rows = []
     jobs = [(name, k) for name in names for k in range(runs)]

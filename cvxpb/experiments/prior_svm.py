@@ -27,6 +27,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from cvxpb import datasets
+from cvxpb.experiments import check_plan
 from cvxpb.svm.prior_bounds import DEFAULT_ETAS, svm_pac_bayes_bound
 from cvxpb.svm.prior_svm import EtaPriorSVM, PriorSVM
 
@@ -131,11 +132,7 @@ def run_experiment(
     """The whole grid for every dataset, repetition and fraction (a tidy table)."""
     from tqdm.auto import tqdm
 
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise ValueError(f"methods must be among {METHODS}, got {unknown}")
-    if not (isinstance(runs, int | np.integer) and runs >= 1):
-        raise ValueError(f"runs must be a positive integer, got {runs!r}")
+    check_plan(runs, methods, METHODS)
     if any(not 0 < f <= 1 for f in fractions):
         raise ValueError(f"fractions must lie in (0, 1], got {fractions}")
     jobs = [(name, k, f) for name in names for k in range(runs) for f in fractions]
