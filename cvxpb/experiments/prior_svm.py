@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from cvxpb import datasets
 from cvxpb.experiments import check_plan
+from cvxpb.parallel import run_parallel
 from cvxpb.svm.prior_bounds import DEFAULT_ETAS, svm_pac_bayes_bound
 from cvxpb.svm.prior_svm import EtaPriorSVM, PriorSVM
 
@@ -130,8 +131,6 @@ def run_experiment(
     sigma_factors=SIGMA_FACTORS,
 ) -> pd.DataFrame:
     """The whole grid for every dataset, repetition and fraction (a tidy table)."""
-    from tqdm.auto import tqdm
-
     check_plan(runs, methods, METHODS)
     if any(not 0 < f <= 1 for f in fractions):
         raise ValueError(f"fractions must lie in (0, 1], got {fractions}")
@@ -141,9 +140,7 @@ def run_experiment(
         delayed(repetition)(loaded[n], k, f, methods, random_state, c_grid, sigma_factors)
         for n, k, f in jobs
     )
-    if progress:
-        tasks = tqdm(tasks, total=len(jobs), desc="repetitions")
-    results = Parallel(n_jobs=n_jobs)(tasks)
+    results = run_parallel(tasks, len(jobs), n_jobs, progress, "repetitions")
     return pd.DataFrame([row for rows in results for row in rows])
 
 

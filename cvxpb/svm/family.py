@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.dummy import DummyClassifier
 from sklearn.svm import SVC
 
+from cvxpb.parallel import run_parallel
 from cvxpb.svm.grid import check_lambdas
 
 
@@ -100,11 +101,7 @@ def fit_family(
         delayed(_fit_one)(X, y, lam, gamma, train_size, seed)
         for lam, seed in zip(lambdas, seeds[:-1], strict=False)
     )
-    if progress:
-        from tqdm.auto import tqdm
-
-        jobs = tqdm(jobs, total=lambdas.size, desc="SVMs", unit="svm")
-    fitted = Parallel(n_jobs=n_jobs)(jobs)
+    fitted = run_parallel(jobs, lambdas.size, n_jobs, progress, "SVMs", "svm")
     return SVMFamily(
         lambdas,
         [f[0] for f in fitted],
