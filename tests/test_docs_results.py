@@ -59,3 +59,14 @@ def test_minimax_summary_is_the_runs_summary(folder):
     again = minimax.summary(runs)
     assert np.allclose(again["error %"], table["error %"], rtol=1e-3)
     assert np.allclose(again["se %"], table["se %"], rtol=1e-3)
+
+
+def test_prior_svm_summary_is_the_grids_model_selection():
+    from cvxpb.experiments import prior_svm
+
+    grid = pd.read_csv(RESULTS / "prior_svm" / "prior_svm_grid.csv")
+    table = pd.read_csv(RESULTS / "prior_svm" / "prior_svm.csv")
+    again = prior_svm.summary(grid)
+    assert np.allclose(again["bound"], table["bound"], rtol=1e-4)
+    assert np.allclose(again["test_error"], table["test_error"], rtol=1e-4)
+    assert grid["bound"].between(0, 1).all()
