@@ -196,3 +196,23 @@ def test_bad_input(blobs):
     with pytest.raises(ValueError, match="R .* is required"):
         svm_pac_bayes_bound(SVC(kernel="linear").fit(X, y), X, y, prior="expectation")
     assert mean_vector(X, y).bias == pytest.approx(np.mean(y))
+
+
+def test_expectation_bound_is_theorem_9_written_out():
+    """Theorem 9 at one scaling, from its statement: a = ||mu w - eta w_p^||,
+    b = R/sqrt(m) (2 + sqrt(2 ln(2/delta))), penalty ln(2(m+1)/delta); scanned over mu."""
+    margins = np.random.default_rng(5).uniform(-0.1, 0.7, 150)
+    dot, norm_wp, R, eta, delta, m = 0.4, 0.6, np.sqrt(2), 4.0, 0.01, 150
+    result = expectation_bound(margins, dot, norm_wp, R, [eta], delta)
+    b = R / np.sqrt(m) * (2 + np.sqrt(2 * np.log(2 / delta)))
+    best = np.inf
+    for mu in np.linspace(0.05, 40, 1600):
+        w, w_p = (
+            np.array([1.0, 0.0]),
+            norm_wp * np.array([dot / norm_wp, np.sqrt(1 - (dot / norm_wp) ** 2)]),
+        )
+        a = np.linalg.norm(mu * w - eta * w_p)
+        eps = (0.5 * (a + eta * b) ** 2 + np.log(2 * (m + 1) / delta)) / m
+        best = min(best, kl_upper(np.mean(norm.sf(mu * margins)), eps))
+    assert result.bound == pytest.approx(best, abs=2e-4)
+    assert result.bound <= best + 1e-9
