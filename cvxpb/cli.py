@@ -335,6 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     ps.add_argument(
         "--methods",
         default="SVM+PB,SVM+PriorPB,SVM+tauPB,SVM+EPB,SVM+tauEPB,PriorSVM,EtaPriorSVM",
+        help="comma-separated; also PriorSVM-2C and EtaPriorSVM-2C (prior C searched too)",
     )
     ps.add_argument("--c-grid", help="values of C (default the seed's 0.01,...,10000)")
     ps.add_argument("--sigma-factors", help="sigma / sqrt(d) (default 0.25,0.5,1,2,4)")

@@ -20,7 +20,7 @@ def grid():
 
 
 def test_grid_has_every_method_at_every_point(grid):
-    assert len(grid) == 2 * 2 * 4 * len(experiment.METHODS)  # runs x fractions x grid
+    assert len(grid) == 2 * 2 * 4 * len(experiment.DEFAULT_METHODS)  # runs x fractions x grid
     assert grid["bound"].between(0, 1).all() and grid["test error"].between(0, 1).all()
     full, half = grid[grid["fraction"] == 1.0], grid[grid["fraction"] == 0.5]
     assert full["m"].iloc[0] == 244 and half["m"].iloc[0] == 122  # 80% of 306, then half
@@ -64,3 +64,18 @@ def test_command_line_and_bad_input(capsys):
     with pytest.raises(ValueError, match="methods must be among"):
         experiment.run_experiment(["haberman"], methods=("SVM+XX",))
     assert np.isclose(experiment.DELTA, 0.01)
+
+
+def test_two_c_variant_never_loses_to_the_single_c():
+    """It searches the prior's C over the grid, which includes C itself."""
+    from cvxpb import datasets
+
+    rows = pd.DataFrame(
+        experiment.repetition(
+            datasets.load("haberman"), 0, 0.5, ("PriorSVM", "PriorSVM-2C"), 0, (0.1, 10.0), (1.0,)
+        )
+    )
+    single = rows[rows["method"] == "PriorSVM"].set_index("C")["bound"]
+    double = rows[rows["method"] == "PriorSVM-2C"].set_index("C")["bound"]
+    assert np.all(double <= single + 1e-12)
+    assert set(rows["C prior"].dropna()) <= {0.1, 10.0}
