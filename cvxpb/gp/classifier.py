@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from cvxpb.gp.bound import pac_bayes_bound
 from cvxpb.gp.ep import log_marginal_gradient, predict_latent, predictive_probability, run_ep
 
 BOUNDS = ((np.log(1e-2), np.log(1e2)), (np.log(1e-2), np.log(1e3)))  # log amplitude, log scale
@@ -115,6 +116,15 @@ class GPClassifierEP(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def pac_bayes_bound(self, delta=0.05, sigma0_sq=0.1) -> float:
+        """Seed 002's Theorem 1 (eq. 29) with ``log Z`` the EP log marginal likelihood:
+        a bound on the posterior-expected negative log likelihood risk, valid when the
+        prior satisfies the sub-Gaussian condition (28) with ``sigma0_sq < 1/2``."""
+        check_is_fitted(self)
+        return pac_bayes_bound(
+            self.log_marginal_likelihood_, self.X_train_.shape[0], delta, sigma0_sq
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,0 +1,73 @@
+"""The PAC-Bayes bound of seed 002, Theorem 1 (eq. 29) and its constant ``b`` (eqs. 30-31).
+
+``E_{Q^} L_D(f) <= -(log delta + log Z_{X,y|s}) / n + b(sigma0^2)`` for the negative log
+likelihood loss, under the sub-Gaussian condition (28) with ``sigma0^2 < 1/2``.
+
+``b = inf_{a > c} [log(2 pi (a + 4))/2 - a / (2(a + 4)) + 4 sigma0^4 ((a + 5)/(a + 4))^2]``
+with ``c = (10 sigma0^2 - 4)/(1 - 2 sigma0^2)``. With ``u = 1/(a + 4)`` (DESIGN.md item 6)
+
+``b = -log(u)/2 + log(2 pi)/2 - 1/2 + 2u + 4 sigma0^4 (1 + u)^2``
+
+over ``0 < u < (1 - 2 sigma0^2)/(2 sigma0^2)``, convex in ``u`` (a DCP program) with
+the stationary point ``16 sigma0^4 u^2 + (4 + 16 sigma0^4) u - 1 = 0``; the infimum is
+there or, past the range, at its end.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+
+from cvxpb.distances import nudge
+from cvxpb.validation import check_delta
+
+METHODS = ("closed_form", "cvx")
+
+
+def check_sigma0_sq(sigma0_sq) -> float:
+    """``sigma0^2`` in ``[0, 1/2)``: Theorem 1 needs ``sigma0^2 < 1/2``."""
+    try:
+        value = float(sigma0_sq)
+    except (TypeError, ValueError):
+        raise ValueError(f"sigma0_sq must be a number in [0, 1/2), got {sigma0_sq!r}") from None
+    if not 0 <= value < 0.5:
+        raise ValueError(f"sigma0_sq must lie in [0, 1/2) (Theorem 1), got {sigma0_sq!r}")
+    return value
+
+
+def _objective(u, s4):
+    return -0.5 * np.log(u) + 0.5 * np.log(2 * np.pi) - 0.5 + 2 * u + 4 * s4 * (1 + u) ** 2
+
+
+def _u_max(sigma0_sq):
+    return np.inf if sigma0_sq == 0 else (1 - 2 * sigma0_sq) / (2 * sigma0_sq)
+
+
+def b_constant(sigma0_sq, method: str = "closed_form") -> float:
+    """``b(sigma0^2)`` of eq. (30), by the closed form or as a CVXPY program."""
+    sigma0_sq = check_sigma0_sq(sigma0_sq)
+    s4, u_max = sigma0_sq**2, _u_max(sigma0_sq)
+    if method == "closed_form":
+        if s4 == 0:
+            u = 0.25
+        else:
+            p = 4 + 16 * s4
+            u = 2 / (p + np.sqrt(p * p + 64 * s4))  # the positive root, without cancellation
+        return float(_objective(min(u, u_max), s4))
+    if method == "cvx":
+        u = cp.Variable(pos=True)
+        objective = -0.5 * cp.log(u) + 2 * u + 4 * s4 * cp.square(1 + u)
+        constraints = [] if np.isinf(u_max) else [u <= u_max]
+        problem = cp.Problem(cp.Minimize(objective), constraints)
+        problem.solve(solver="CLARABEL")
+        return float(problem.value + 0.5 * np.log(2 * np.pi) - 0.5)
+    raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+def pac_bayes_bound(log_marginal_likelihood, n: int, delta=0.05, sigma0_sq=0.1) -> float:
+    """Eq. (29): ``-(log delta + log Z)/n + b(sigma0^2)``, rounded up."""
+    delta = check_delta(delta)
+    if not (isinstance(n, int | np.integer) and n >= 1):
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    value = -(np.log(delta) + float(log_marginal_likelihood)) / n + b_constant(sigma0_sq)
+    return float(nudge(value, +1))
