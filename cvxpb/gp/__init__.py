@@ -1,6 +1,7 @@
-"""Gaussian process classification (seed 002): EP for the probit GPC; SLT-GP to come."""
+"""Gaussian process classification (seed 002): EP for probit GPC, SLT-GP, their bound."""
 
 from cvxpb.gp.classifier import GPClassifierEP
 from cvxpb.gp.ep import EPConvergenceWarning
+from cvxpb.gp.slt import SLTGPClassifier
 
-__all__ = ["EPConvergenceWarning", "GPClassifierEP"]
+__all__ = ["EPConvergenceWarning", "GPClassifierEP", "SLTGPClassifier"]

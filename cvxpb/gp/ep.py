@@ -58,11 +58,11 @@ def _posterior(K, tau, nu):
     return Sigma, Sigma @ nu, L
 
 
-def _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu):
+def _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu, offset):
     """R&W eq. (3.65) (their Algorithm 3.5's last lines), from the converged sites."""
     s = np.sqrt(tau)
     cavity_mean, cavity_var = cavity_nu / cavity_tau, 1 / cavity_tau
-    log_z = log_ndtr(y * cavity_mean / np.sqrt(1 + cavity_var))
+    log_z = log_ndtr(y * (cavity_mean + offset) / np.sqrt(1 + cavity_var))
     # (3.65) with tau~ cancelled between its terms, so that tau~_i = 0 is harmless:
     # -log|B|/2-type term, the quadratic nu~^T Sigma nu~ term and the cavity term
     logdet = 0.5 * np.sum(np.log1p(tau / cavity_tau)) - np.sum(np.log(np.diag(L)))
@@ -74,10 +74,13 @@ def _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu):
     return float(np.sum(log_z) + logdet + quad + correction)
 
 
-def run_ep(K, y, max_sweeps: int = 100, tol: float = TOL, init: EPState | None = None):
+def run_ep(K, y, max_sweeps: int = 100, tol: float = TOL, init: EPState | None = None, offset=None):
     """EP on the kernel matrix ``K`` and labels ``y`` in {-1, +1}; ``init`` warm-starts
-    from another run's sites (as in a hyperparameter search)."""
+    from another run's sites (as in a hyperparameter search). With ``offset`` the prior
+    mean is ``offset``: EP runs on ``g = f - offset ~ N(0, K)`` with the likelihood
+    ``Phi(y (g + offset))``, so the sites and the posterior are ``g``'s."""
     n = y.size
+    offset = np.zeros(n) if offset is None else np.asarray(offset, dtype=float)
     if init is None:
         tau, nu = np.zeros(n), np.zeros(n)
         Sigma, mu = K.copy(), np.zeros(n)
@@ -92,7 +95,9 @@ def run_ep(K, y, max_sweeps: int = 100, tol: float = TOL, init: EPState | None =
         for i in range(n):
             cavity_tau[i] = 1 / Sigma[i, i] - tau[i]
             cavity_nu[i] = mu[i] / Sigma[i, i] - nu[i]
-            mean, var, _ = _tilted_moments(y[i], cavity_nu[i] / cavity_tau[i], 1 / cavity_tau[i])
+            cavity_mean = cavity_nu[i] / cavity_tau[i]
+            mean, var, _ = _tilted_moments(y[i], cavity_mean + offset[i], 1 / cavity_tau[i])
+            mean -= offset[i]
             delta_tau = max(1 / var - cavity_tau[i] - tau[i], -tau[i])  # keep tau >= 0
             tau[i] += delta_tau
             nu[i] = mean / var - cavity_nu[i]
@@ -111,7 +116,7 @@ def run_ep(K, y, max_sweeps: int = 100, tol: float = TOL, init: EPState | None =
             EPConvergenceWarning,
             stacklevel=2,
         )
-    log_ml = _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu)
+    log_ml = _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu, offset)
     return EPState(tau, nu, L, log_ml, sweep, converged)
 
 
@@ -131,11 +136,18 @@ def predictive_probability(mean, var):
     return ndtr(mean / np.sqrt(1 + var))
 
 
-def log_marginal_gradient(state: EPState, K, dK_list) -> np.ndarray:
-    """``d log Z_EP / d theta = tr((b b^T - R) dK) / 2`` at the EP fixed point, with
-    ``R = S^1/2 B^-1 S^1/2`` and ``b = nu - R K nu`` (R&W eq. 5.27 for EP)."""
+def log_marginal_gradient(state: EPState, K, dK_list, d_offset_list=None) -> np.ndarray:
+    """``d log Z_EP / d theta = tr((b b^T - R) dK) / 2 + b^T d offset`` at the EP fixed
+    point, with ``R = S^1/2 B^-1 S^1/2`` and ``b = nu - R K nu`` (R&W eq. 5.27 for EP;
+    with the sites fixed, only ``log N(site means | offset, K + site variances)`` moves)."""
     s = np.sqrt(state.tau)
     R = s[:, None] * cho_solve((state.L, True), np.diag(s))
     b = state.nu - R @ (K @ state.nu)
     A = np.outer(b, b) - R
-    return np.array([0.5 * np.sum(A * dK) for dK in dK_list])
+    d_offsets = d_offset_list or [None] * len(dK_list)
+    return np.array(
+        [
+            0.5 * np.sum(A * dK) + (0.0 if dm is None else float(b @ dm))
+            for dK, dm in zip(dK_list, d_offsets, strict=True)
+        ]
+    )

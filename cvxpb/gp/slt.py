@@ -1,0 +1,167 @@
+"""SLT-GP (seed 002): GP classification with privileged information by soft-label transfer.
+
+A GPC on the privileged features ``X*`` gives soft labels ``s`` (its posterior mean at
+the training points, Section 2.2). The source latent ``f_S`` (``s_i ~ N(f_S(x_i), 1)``)
+and the target latent ``f_T`` (``y_i ~ Phi(f_T(x_i))``) share the GP prior with
+cross-covariance ``rho k`` (eq. 2). The soft labels' sites are exact Gaussians, so EP
+over the joint with only the target sites approximated (eqs. 8-18) is EP for ``f_T``
+under the prior conditioned on ``s`` (the seed's eqs. 37-39, with the unit noise of the
+source likelihood):
+
+``m = rho K (K + I)^-1 s``, ``C = K - rho^2 K (K + I)^-1 K``,
+
+and that EP's log marginal likelihood is ``log p(y, s) - log p(s) = log p(y | s)``, the
+conditional marginal likelihood of eq. (25). Empirical Bayes sets the kernel by the
+plain GPC on ``X`` and then ``rho in [0, 1]`` by L-BFGS-B with the exact derivative
+(its ``_search`` says why not all at once). With ``rho = 0`` this is
+plain GPC on ``X``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.stats import norm
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from cvxpb.gp.bound import pac_bayes_bound
+from cvxpb.gp.classifier import GPClassifierEP, rbf
+from cvxpb.gp.ep import log_marginal_gradient, predict_latent, run_ep
+
+
+def conditional_prior(K, s, rho):
+    """``(m, C, G)``: the target latent's prior given the soft labels, ``G = (K + I)^-1``."""
+    G = np.linalg.inv(K + np.eye(K.shape[0]))
+    KG = K @ G
+    return rho * KG @ s, K - rho**2 * KG @ K, G
+
+
+class SLTGPClassifier(ClassifierMixin, BaseEstimator):
+    """Soft-label-transfer GP classification (seed 002).
+
+    Parameters
+    ----------
+    rho : float in [0, 1], default=0.5
+        Task similarity; the starting point of the search when ``optimize``.
+    amplitude, length_scale : float, default=1.0
+        The RBF kernel on ``X`` (the search's start).
+    optimize : bool, default=True
+        Empirical Bayes: the kernel as the plain GPC's on ``X``, then ``rho`` (and the
+        privileged GPC's kernel by its own); ``False`` keeps the given values (the
+        privileged GPC then uses a unit kernel).
+    max_sweeps : int, default=100
+
+    ``fit(X, y, X_star)`` takes the privileged features ``X_star`` (training only).
+
+    Attributes
+    ----------
+    rho_, amplitude_, length_scale_, soft_labels_, privileged_ (the GPC on ``X_star``),
+    log_marginal_likelihood_ (eq. 25, conditional on the soft labels), ep_, classes_
+    """
+
+    def __init__(self, rho=0.5, amplitude=1.0, length_scale=1.0, optimize=True, max_sweeps=100):
+        self.rho = rho
+        self.amplitude = amplitude
+        self.length_scale = length_scale
+        self.optimize = optimize
+        self.max_sweeps = max_sweeps
+
+    def fit(self, X, y, X_star=None):
+        X, y = validate_data(self, X, y)
+        check_classification_targets(y)
+        if type_of_target(y) != "binary":
+            raise ValueError(
+                "Only binary classification is supported. "
+                f"The type of the target is {type_of_target(y)}."
+            )
+        if not (np.isscalar(self.rho) and 0 <= self.rho <= 1):
+            raise ValueError(f"rho must lie in [0, 1], got {self.rho!r}")
+        self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError("SLTGPClassifier needs two classes in y, got 1 class")
+        signed = np.where(y == self.classes_[1], 1.0, -1.0)
+        X_star = X if X_star is None else check_array(X_star)
+        if X_star.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"X_star must have one row per example of X ({X.shape[0]}), got {X_star.shape[0]}"
+            )
+        self.privileged_ = GPClassifierEP(optimize=self.optimize, max_sweeps=self.max_sweeps)
+        self.privileged_.fit(X_star, y)
+        self.soft_labels_ = self.privileged_._latent(X_star)[0]
+        theta = np.array([np.log(self.amplitude), np.log(self.length_scale), self.rho])
+        if self.optimize:
+            theta = self._search(X, y, signed, theta)
+        self.amplitude_, self.length_scale_ = np.exp(theta[:2])
+        self.rho_ = float(theta[2])
+        K, _ = rbf(X, X, self.amplitude_, self.length_scale_)
+        m, C, self.G_ = conditional_prior(K, self.soft_labels_, self.rho_)
+        self.ep_ = run_ep(C, signed, self.max_sweeps, offset=m)
+        self.C_ = C
+        self.log_marginal_likelihood_ = self.ep_.log_marginal_likelihood
+        self.X_train_ = X
+        return self
+
+    def _search(self, X, y, signed, theta):
+        """Two stages: the kernel by the plain GPC's empirical Bayes on ``X`` (SLT-GP at
+        ``rho = 0``), then ``rho`` by the conditional marginal likelihood (L-BFGS-B on
+        ``[0, 1]`` with its exact derivative). Searching all three at once runs off to
+        interpolating the soft labels (length scale -> 0, rho -> 1): they are in-sample
+        posterior means of a GPC fitted to ``y``, so they explain ``y`` at the training
+        points whatever the kernel does between them."""
+        plain = GPClassifierEP(*np.exp(theta[:2]), max_sweeps=self.max_sweeps).fit(X, y)
+        amplitude, scale = plain.amplitude_, plain.length_scale_
+        K, _ = rbf(X, X, amplitude, scale)
+        s = self.soft_labels_
+        G = np.linalg.inv(K + np.eye(K.shape[0]))
+        KG = K @ G
+        last = {}
+
+        def objective(t):
+            rho = t[0]
+            m, C = rho * KG @ s, K - rho**2 * KG @ K
+            state = run_ep(C, signed, self.max_sweeps, init=last.get("state"), offset=m)
+            last["state"] = state
+            gradient = log_marginal_gradient(state, C, [-2 * rho * KG @ K], [KG @ s])
+            return -state.log_marginal_likelihood, -gradient
+
+        result = minimize(objective, [theta[2]], jac=True, method="L-BFGS-B", bounds=[(0, 1)])
+        return np.array([np.log(amplitude), np.log(scale), result.x[0]])
+
+    def _latent(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        k_cross, _ = rbf(self.X_train_, X, self.amplitude_, self.length_scale_)
+        K, _ = rbf(self.X_train_, self.X_train_, self.amplitude_, self.length_scale_)
+        prior_mean = self.rho_ * k_cross.T @ (self.G_ @ self.soft_labels_)
+        C_cross = k_cross - self.rho_**2 * K @ self.G_ @ k_cross
+        C_diag = self.amplitude_**2 - self.rho_**2 * np.sum(k_cross * (self.G_ @ k_cross), axis=0)
+        mean, var = predict_latent(self.ep_, self.C_, C_cross, C_diag)
+        return prior_mean + mean, var
+
+    def decision_function(self, X):
+        """``mu / sqrt(1 + sigma^2)`` of the target latent (eq. 23's argument)."""
+        mean, var = self._latent(X)
+        return mean / np.sqrt(1 + var)
+
+    def predict_proba(self, X):
+        """Eq. (23): ``Phi(mu / sqrt(1 + sigma^2))`` for the second class."""
+        positive = norm.cdf(self.decision_function(X))
+        return np.column_stack([1 - positive, positive])
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def pac_bayes_bound(self, delta=0.05, sigma0_sq=0.1) -> float:
+        """Theorem 1 (eq. 29) with the conditional marginal likelihood of eq. (25)."""
+        check_is_fitted(self)
+        return pac_bayes_bound(
+            self.log_marginal_likelihood_, self.X_train_.shape[0], delta, sigma0_sq
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
