@@ -61,11 +61,12 @@ def test_minimax_summary_is_the_runs_summary(folder):
     assert np.allclose(again["se %"], table["se %"], rtol=1e-3)
 
 
-def test_prior_svm_summary_is_the_grids_model_selection():
+@pytest.mark.parametrize("folder", ["prior_svm", "prior_svm_digits"])
+def test_prior_svm_summary_is_the_grids_model_selection(folder):
     from cvxpb.experiments import prior_svm
 
-    grid = pd.read_csv(RESULTS / "prior_svm" / "prior_svm_grid.csv")
-    table = pd.read_csv(RESULTS / "prior_svm" / "prior_svm.csv")
+    grid = pd.read_csv(RESULTS / folder / "prior_svm_grid.csv")
+    table = pd.read_csv(RESULTS / folder / "prior_svm.csv")
     again = prior_svm.summary(grid)
     assert np.allclose(again["bound"], table["bound"], rtol=1e-4)
     assert np.allclose(again["test_error"], table["test_error"], rtol=1e-4)
