@@ -39,7 +39,8 @@ def conditional_prior(K, s, rho):
 
 
 class SLTGPClassifier(ClassifierMixin, BaseEstimator):
-    """Soft-label-transfer GP classification (seed 002).
+    """Soft-label-transfer GP classification (seed 002); ``fit(X, y, X_star)`` takes the
+    privileged features ``X_star`` of the training examples.
 
     Parameters
     ----------
@@ -53,12 +54,16 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
         privileged GPC then uses a unit kernel).
     max_sweeps : int, default=100
 
-    ``fit(X, y, X_star)`` takes the privileged features ``X_star`` (training only).
-
     Attributes
     ----------
-    rho_, amplitude_, length_scale_, soft_labels_, privileged_ (the GPC on ``X_star``),
-    log_marginal_likelihood_ (eq. 25, conditional on the soft labels), ep_, classes_
+    rho_, amplitude_, length_scale_ : float
+    soft_labels_ : ndarray of shape (n_samples,)
+    privileged_ : GPClassifierEP
+        The GPC on the privileged features.
+    log_marginal_likelihood_ : float
+        Eq. (25), conditional on the soft labels.
+    ep_ : EPState
+    classes_ : ndarray of shape (2,)
     """
 
     def __init__(self, rho=0.5, amplitude=1.0, length_scale=1.0, optimize=True, max_sweeps=100):
