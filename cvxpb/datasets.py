@@ -129,3 +129,65 @@ def load(name: str, digit: int = 5, random_state=0, n: int | None = None) -> Dat
     if name == "ringnorm":
         return ringnorm(n or 7400, random_state=random_state)
     raise ValueError(f"unknown dataset {name!r}; known: {', '.join(NAMES)}")
+
+
+PRIVILEGED = ("clean_soft_label", "clean_feature", "relevant_feature", "noisy_latent_gp")
+
+
+@dataclass(frozen=True, eq=False)
+class PrivilegedDataset:
+    """Features ``X``, privileged features ``X_star`` (training only, in practice) and
+    labels ``y`` in {-1, +1}."""
+
+    name: str
+    X: np.ndarray
+    X_star: np.ndarray
+    y: np.ndarray
+    description: str
+
+
+def privileged(name: str, n_train=200, n_test=1000, random_state=None, d=50, d_star=3, r=0.0):
+    """``(train, test)`` from one of seed 002's data-generating processes, both drawn with
+    the same random coefficients (``alpha``, ``alpha*``, the latent function):
+
+    * ``clean_soft_label`` (Table 2): ``x ~ N(0, I_d)``, ``x* = alpha^T x``,
+      ``y = sign(x* + eps)``, ``eps ~ N(0, 1)``;
+    * ``clean_feature``: ``x* ~ N(0, I_d)``, ``x = x* + eps``, ``eps ~ N(0, I_d)``,
+      ``y = sign(alpha^T x*)``;
+    * ``relevant_feature``: ``x ~ N(0, I_d)``, ``x* = x_J`` (``J = {1, 2, 3}``),
+      ``y = sign(alpha*^T x*)``;
+    * ``noisy_latent_gp`` (Section 5.8): ``x ~ U([0, 10]^2)``, ``f* ~ N(0, 10 K0)`` with
+      ``k0 = exp(-||x - x'||^2 / 2)``, ``x* = (1 - r) f* + r g*``, ``g* ~ N(0, 10)``,
+      ``y = sign(f* + eps)``.
+
+    The seed's table prints only the first three in full; its "independent feature",
+    "latent GP" and "noise variance" settings are not reproduced here.
+    """
+    if name not in PRIVILEGED:
+        raise ValueError(f"unknown setting {name!r}; known: {', '.join(PRIVILEGED)}")
+    if not 0 <= r <= 1:
+        raise ValueError(f"r must lie in [0, 1], got {r!r}")
+    rng = np.random.default_rng(random_state)
+    n = n_train + n_test
+    if name == "clean_soft_label":
+        X = rng.standard_normal((n, d))
+        X_star = (X @ rng.standard_normal(d))[:, None]
+        y = np.sign(X_star[:, 0] + rng.standard_normal(n))
+    elif name == "clean_feature":
+        X_star = rng.standard_normal((n, d))
+        X = X_star + rng.standard_normal((n, d))
+        y = np.sign(X_star @ rng.standard_normal(d))
+    elif name == "relevant_feature":
+        X = rng.standard_normal((n, d))
+        X_star = X[:, :d_star]
+        y = np.sign(X_star @ rng.standard_normal(d_star))
+    else:
+        X = rng.uniform(0, 10, (n, 2))
+        K0 = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+        f = np.linalg.cholesky(10 * K0 + 1e-8 * np.eye(n)) @ rng.standard_normal(n)
+        X_star = ((1 - r) * f + r * rng.normal(scale=np.sqrt(10), size=n))[:, None]
+        y = np.sign(f + rng.standard_normal(n))
+    y = np.where(y >= 0, 1, -1)
+    description = f"seed 002's {name} data" + (f", r = {r}" if name == "noisy_latent_gp" else "")
+    parts = [slice(0, n_train), slice(n_train, n)]
+    return tuple(PrivilegedDataset(name, X[p], X_star[p], y[p], description) for p in parts)

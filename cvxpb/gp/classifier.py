@@ -1,6 +1,7 @@
 """``GPClassifierEP``: binary GP classification by EP, with empirical-Bayes hyperparameters.
 
-The kernel is ``amplitude^2 exp(-||x - x'||^2 / (2 length_scale^2))``. ``fit`` maximizes
+The kernel is RBF, ``amplitude^2 exp(-||x - x'||^2 / (2 length_scale^2))``, or linear,
+``amplitude^2 x^T x'`` (the seed's ``sigma^2 x^T x'``). ``fit`` maximizes
 the EP log marginal likelihood over ``log amplitude`` and ``log length_scale`` with
 L-BFGS-B and the exact gradient at the EP fixed point, warm-starting each EP run from
 the previous sites; ``optimize=False`` keeps the given values.
@@ -21,10 +22,34 @@ from cvxpb.gp.ep import log_marginal_gradient, predict_latent, predictive_probab
 BOUNDS = ((np.log(1e-2), np.log(1e2)), (np.log(1e-2), np.log(1e3)))  # log amplitude, log scale
 
 
+KERNELS = ("rbf", "linear")
+
+
 def rbf(X, Z, amplitude, length_scale):
     """``amplitude^2 exp(-||x - z||^2 / (2 length_scale^2))`` and the squared distances."""
     D = cdist(X, Z, "sqeuclidean")
     return amplitude**2 * np.exp(-D / (2 * length_scale**2)), D
+
+
+def kernel_matrix(kind, X, Z, amplitude, length_scale):
+    """The ``rbf`` kernel, or ``linear``: ``amplitude^2 x^T z`` (``length_scale`` unused)."""
+    if kind == "linear":
+        return amplitude**2 * (X @ Z.T)
+    return rbf(X, Z, amplitude, length_scale)[0]
+
+
+def kernel_diagonal(kind, X, amplitude):
+    """``k(x, x)`` for each row of ``X``."""
+    if kind == "linear":
+        return amplitude**2 * np.einsum("ij,ij->i", X, X)
+    return np.full(X.shape[0], amplitude**2)
+
+
+def kernel_derivatives(kind, X, K, length_scale):
+    """``dK / d log amplitude`` and ``dK / d log length_scale`` (zero for ``linear``)."""
+    if kind == "linear":
+        return [2 * K, np.zeros_like(K)]
+    return [2 * K, K * cdist(X, X, "sqeuclidean") / length_scale**2]
 
 
 class GPClassifierEP(ClassifierMixin, BaseEstimator):
@@ -32,8 +57,10 @@ class GPClassifierEP(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
+    kernel : {"rbf", "linear"}, default="rbf"
+        ``amplitude^2 exp(-||x - x'||^2 / (2 length_scale^2))`` or ``amplitude^2 x^T x'``.
     amplitude, length_scale : float, default=1.0
-        The RBF kernel's; the starting point of the search when ``optimize``.
+        The kernel's; the starting point of the search when ``optimize``.
     optimize : bool, default=True
         Empirical Bayes: maximize the EP marginal likelihood over both.
     max_sweeps : int, default=100
@@ -45,7 +72,10 @@ class GPClassifierEP(ClassifierMixin, BaseEstimator):
     n_sweeps_
     """
 
-    def __init__(self, amplitude=1.0, length_scale=1.0, optimize=True, max_sweeps=100):
+    def __init__(
+        self, kernel="rbf", amplitude=1.0, length_scale=1.0, optimize=True, max_sweeps=100
+    ):
+        self.kernel = kernel
         self.amplitude = amplitude
         self.length_scale = length_scale
         self.optimize = optimize
@@ -62,6 +92,8 @@ class GPClassifierEP(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
             raise ValueError("GPClassifierEP needs two classes in y, got 1 class")
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
         for name in ("amplitude", "length_scale"):
             value = getattr(self, name)
             if not (np.isscalar(value) and np.isfinite(value) and value > 0):
@@ -72,22 +104,22 @@ class GPClassifierEP(ClassifierMixin, BaseEstimator):
         if self.optimize:
             theta = self._search(X, signed, theta)
         self.amplitude_, self.length_scale_ = np.exp(theta)
-        K, _ = rbf(X, X, self.amplitude_, self.length_scale_)
+        K = kernel_matrix(self.kernel, X, X, self.amplitude_, self.length_scale_)
         self.ep_ = run_ep(K, signed, self.max_sweeps)
         self.log_marginal_likelihood_ = self.ep_.log_marginal_likelihood
         self.n_sweeps_ = self.ep_.sweeps
         return self
 
     def _search(self, X, signed, theta):
-        D = cdist(X, X, "sqeuclidean")
         last = {}
 
         def objective(t):
             amplitude, scale = np.exp(t)
-            K = amplitude**2 * np.exp(-D / (2 * scale**2))
+            K = kernel_matrix(self.kernel, X, X, amplitude, scale)
             state = run_ep(K, signed, self.max_sweeps, init=last.get("state"))
             last["state"] = state
-            gradient = log_marginal_gradient(state, K, [2 * K, K * D / scale**2])
+            derivatives = kernel_derivatives(self.kernel, X, K, scale)
+            gradient = log_marginal_gradient(state, K, derivatives)
             return -state.log_marginal_likelihood, -gradient
 
         result = minimize(objective, theta, jac=True, method="L-BFGS-B", bounds=BOUNDS)
@@ -103,9 +135,11 @@ class GPClassifierEP(ClassifierMixin, BaseEstimator):
     def _latent(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        K, _ = rbf(self.X_train_, self.X_train_, self.amplitude_, self.length_scale_)
-        K_cross, _ = rbf(self.X_train_, X, self.amplitude_, self.length_scale_)
-        diag = np.full(X.shape[0], self.amplitude_**2)
+        K = kernel_matrix(
+            self.kernel, self.X_train_, self.X_train_, self.amplitude_, self.length_scale_
+        )
+        K_cross = kernel_matrix(self.kernel, self.X_train_, X, self.amplitude_, self.length_scale_)
+        diag = kernel_diagonal(self.kernel, X, self.amplitude_)
         return predict_latent(self.ep_, K, K_cross, diag)
 
     def predict_proba(self, X):

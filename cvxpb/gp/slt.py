@@ -27,7 +27,12 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from cvxpb.gp.bound import pac_bayes_bound
-from cvxpb.gp.classifier import GPClassifierEP, rbf
+from cvxpb.gp.classifier import (
+    KERNELS,
+    GPClassifierEP,
+    kernel_diagonal,
+    kernel_matrix,
+)
 from cvxpb.gp.ep import log_marginal_gradient, predict_latent, run_ep
 
 
@@ -46,8 +51,10 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
     ----------
     rho : float in [0, 1], default=0.5
         Task similarity; the starting point of the search when ``optimize``.
+    kernel, privileged_kernel : {"rbf", "linear"}, default="rbf"
+        The kernels on ``X`` and on ``X_star``.
     amplitude, length_scale : float, default=1.0
-        The RBF kernel on ``X`` (the search's start).
+        The kernel on ``X`` (the search's start).
     optimize : bool, default=True
         Empirical Bayes: the kernel as the plain GPC's on ``X``, then ``rho`` (and the
         privileged GPC's kernel by its own); ``False`` keeps the given values (the
@@ -66,8 +73,19 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (2,)
     """
 
-    def __init__(self, rho=0.5, amplitude=1.0, length_scale=1.0, optimize=True, max_sweeps=100):
+    def __init__(
+        self,
+        rho=0.5,
+        kernel="rbf",
+        privileged_kernel="rbf",
+        amplitude=1.0,
+        length_scale=1.0,
+        optimize=True,
+        max_sweeps=100,
+    ):
         self.rho = rho
+        self.kernel = kernel
+        self.privileged_kernel = privileged_kernel
         self.amplitude = amplitude
         self.length_scale = length_scale
         self.optimize = optimize
@@ -81,6 +99,9 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
                 "Only binary classification is supported. "
                 f"The type of the target is {type_of_target(y)}."
             )
+        for name in ("kernel", "privileged_kernel"):
+            if getattr(self, name) not in KERNELS:
+                raise ValueError(f"{name} must be one of {KERNELS}, got {getattr(self, name)!r}")
         if not (np.isscalar(self.rho) and 0 <= self.rho <= 1):
             raise ValueError(f"rho must lie in [0, 1], got {self.rho!r}")
         self.classes_ = np.unique(y)
@@ -92,7 +113,9 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"X_star must have one row per example of X ({X.shape[0]}), got {X_star.shape[0]}"
             )
-        self.privileged_ = GPClassifierEP(optimize=self.optimize, max_sweeps=self.max_sweeps)
+        self.privileged_ = GPClassifierEP(
+            self.privileged_kernel, optimize=self.optimize, max_sweeps=self.max_sweeps
+        )
         self.privileged_.fit(X_star, y)
         self.soft_labels_ = self.privileged_._latent(X_star)[0]
         theta = np.array([np.log(self.amplitude), np.log(self.length_scale), self.rho])
@@ -100,7 +123,7 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
             theta = self._search(X, y, signed, theta)
         self.amplitude_, self.length_scale_ = np.exp(theta[:2])
         self.rho_ = float(theta[2])
-        K, _ = rbf(X, X, self.amplitude_, self.length_scale_)
+        K = kernel_matrix(self.kernel, X, X, self.amplitude_, self.length_scale_)
         m, C, self.G_ = conditional_prior(K, self.soft_labels_, self.rho_)
         self.ep_ = run_ep(C, signed, self.max_sweeps, offset=m)
         self.C_ = C
@@ -115,9 +138,10 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
         interpolating the soft labels (length scale -> 0, rho -> 1): they are in-sample
         posterior means of a GPC fitted to ``y``, so they explain ``y`` at the training
         points whatever the kernel does between them."""
-        plain = GPClassifierEP(*np.exp(theta[:2]), max_sweeps=self.max_sweeps).fit(X, y)
+        plain = GPClassifierEP(self.kernel, *np.exp(theta[:2]), max_sweeps=self.max_sweeps)
+        plain.fit(X, y)
         amplitude, scale = plain.amplitude_, plain.length_scale_
-        K, _ = rbf(X, X, amplitude, scale)
+        K = kernel_matrix(self.kernel, X, X, amplitude, scale)
         s = self.soft_labels_
         G = np.linalg.inv(K + np.eye(K.shape[0]))
         KG = K @ G
@@ -137,11 +161,15 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
     def _latent(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        k_cross, _ = rbf(self.X_train_, X, self.amplitude_, self.length_scale_)
-        K, _ = rbf(self.X_train_, self.X_train_, self.amplitude_, self.length_scale_)
+        k_cross = kernel_matrix(self.kernel, self.X_train_, X, self.amplitude_, self.length_scale_)
+        K = kernel_matrix(
+            self.kernel, self.X_train_, self.X_train_, self.amplitude_, self.length_scale_
+        )
         prior_mean = self.rho_ * k_cross.T @ (self.G_ @ self.soft_labels_)
         C_cross = k_cross - self.rho_**2 * K @ self.G_ @ k_cross
-        C_diag = self.amplitude_**2 - self.rho_**2 * np.sum(k_cross * (self.G_ @ k_cross), axis=0)
+        C_diag = kernel_diagonal(self.kernel, X, self.amplitude_) - self.rho_**2 * np.sum(
+            k_cross * (self.G_ @ k_cross), axis=0
+        )
         mean, var = predict_latent(self.ep_, self.C_, C_cross, C_diag)
         return prior_mean + mean, var
 
