@@ -71,3 +71,13 @@ def test_prior_svm_summary_is_the_grids_model_selection(folder):
     assert np.allclose(again["bound"], table["bound"], rtol=1e-4)
     assert np.allclose(again["test_error"], table["test_error"], rtol=1e-4)
     assert grid["bound"].between(0, 1).all()
+
+
+def test_slt_gp_summary_is_the_runs_summary():
+    from cvxpb.experiments import slt_gp
+
+    runs = pd.read_csv(RESULTS / "slt_gp" / "slt_gp_runs.csv")
+    table = pd.read_csv(RESULTS / "slt_gp" / "slt_gp.csv")
+    again = slt_gp.summary(runs)
+    assert np.allclose(again["accuracy"], table["accuracy"], rtol=1e-3)
+    assert runs["accuracy"].between(0, 100).all()
