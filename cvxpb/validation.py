@@ -50,3 +50,28 @@ def check_choice(value, name: str, allowed) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {tuple(allowed)}, got {value!r}")
     return value
+
+
+def binary_classes(y, estimator: str) -> np.ndarray:
+    """The two classes of a binary target, or the ValueError scikit-learn's checks expect."""
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+
+    check_classification_targets(y)
+    target = type_of_target(y)
+    if target != "binary":
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is {target}."
+        )
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(f"{estimator} needs two classes in y, got 1 class")
+    return classes
+
+
+class BinaryOnly:
+    """Tells scikit-learn's checks that the classifier is binary only."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -13,11 +13,11 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.gp.bound import pac_bayes_bound
 from cvxpb.gp.ep import log_marginal_gradient, predict_latent, predictive_probability, run_ep
+from cvxpb.validation import BinaryOnly, binary_classes
 
 BOUNDS = ((np.log(1e-2), np.log(1e2)), (np.log(1e-2), np.log(1e3)))  # log amplitude, log scale
 
@@ -52,7 +52,7 @@ def kernel_derivatives(kind, X, K, length_scale):
     return [2 * K, K * cdist(X, X, "sqeuclidean") / length_scale**2]
 
 
-class GPClassifierEP(ClassifierMixin, BaseEstimator):
+class GPClassifierEP(BinaryOnly, ClassifierMixin, BaseEstimator):
     """Binary GP classification with the probit likelihood, by expectation propagation.
 
     Parameters
@@ -83,15 +83,7 @@ class GPClassifierEP(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y)
-        check_classification_targets(y)
-        if type_of_target(y) != "binary":
-            raise ValueError(
-                "Only binary classification is supported. "
-                f"The type of the target is {type_of_target(y)}."
-            )
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError("GPClassifierEP needs two classes in y, got 1 class")
+        self.classes_ = binary_classes(y, "GPClassifierEP")
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
         for name in ("amplitude", "length_scale"):
@@ -159,8 +151,3 @@ class GPClassifierEP(ClassifierMixin, BaseEstimator):
         return pac_bayes_bound(
             self.log_marginal_likelihood_, self.X_train_.shape[0], delta, sigma0_sq
         )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

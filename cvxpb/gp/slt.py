@@ -23,7 +23,6 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.stats import norm
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from cvxpb.gp.bound import pac_bayes_bound
@@ -34,6 +33,7 @@ from cvxpb.gp.classifier import (
     kernel_matrix,
 )
 from cvxpb.gp.ep import log_marginal_gradient, predict_latent, run_ep
+from cvxpb.validation import BinaryOnly, binary_classes
 
 
 def conditional_prior(K, s, rho):
@@ -43,7 +43,7 @@ def conditional_prior(K, s, rho):
     return rho * KG @ s, K - rho**2 * KG @ K, G
 
 
-class SLTGPClassifier(ClassifierMixin, BaseEstimator):
+class SLTGPClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
     """Soft-label-transfer GP classification (seed 002); ``fit(X, y, X_star)`` takes the
     privileged features ``X_star`` of the training examples.
 
@@ -93,20 +93,12 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, X_star=None):
         X, y = validate_data(self, X, y)
-        check_classification_targets(y)
-        if type_of_target(y) != "binary":
-            raise ValueError(
-                "Only binary classification is supported. "
-                f"The type of the target is {type_of_target(y)}."
-            )
+        self.classes_ = binary_classes(y, "SLTGPClassifier")
         for name in ("kernel", "privileged_kernel"):
             if getattr(self, name) not in KERNELS:
                 raise ValueError(f"{name} must be one of {KERNELS}, got {getattr(self, name)!r}")
         if not (np.isscalar(self.rho) and 0 <= self.rho <= 1):
             raise ValueError(f"rho must lie in [0, 1], got {self.rho!r}")
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError("SLTGPClassifier needs two classes in y, got 1 class")
         signed = np.where(y == self.classes_[1], 1.0, -1.0)
         X_star = X if X_star is None else check_array(X_star)
         if X_star.shape[0] != X.shape[0]:
@@ -193,8 +185,3 @@ class SLTGPClassifier(ClassifierMixin, BaseEstimator):
         return pac_bayes_bound(
             self.log_marginal_likelihood_, self.X_train_.shape[0], delta, sigma0_sq
         )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

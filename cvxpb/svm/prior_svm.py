@@ -19,7 +19,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.minimax.estimators import solve_program
@@ -32,7 +31,7 @@ from cvxpb.svm.prior_qp import (
     prior_svm_program,
     recover_eta,
 )
-from cvxpb.validation import check_delta
+from cvxpb.validation import BinaryOnly, binary_classes, check_delta
 
 
 def _check_positive(value, name):
@@ -40,19 +39,11 @@ def _check_positive(value, name):
         raise ValueError(f"{name} must be a positive number, got {value!r}")
 
 
-class _PriorSVMBase(ClassifierMixin, BaseEstimator):
+class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y):
         """Checks, the split, the prior direction and the posterior part's kernel."""
         X, y = validate_data(self, X, y)
-        check_classification_targets(y)
-        if type_of_target(y) != "binary":
-            raise ValueError(
-                "Only binary classification is supported. "
-                f"The type of the target is {type_of_target(y)}."
-            )
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError("the prior SVMs need two classes in y, got 1 class")
+        self.classes_ = binary_classes(y, type(self).__name__)
         _check_positive(self.C, "C")
         _check_positive(self.C if self.C_prior is None else self.C_prior, "C_prior")
         if not 0 < self.prior_fraction < 1:
@@ -110,11 +101,6 @@ class _PriorSVMBase(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 class PriorSVM(_PriorSVMBase):

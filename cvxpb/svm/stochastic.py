@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.problem import BoundProblem
 from cvxpb.svm.family import fit_family
 from cvxpb.svm.grid import check_lambdas, lambda_grid
-from cvxpb.validation import check_delta
+from cvxpb.validation import BinaryOnly, binary_classes, check_delta
 
 
-class StochasticSVM(ClassifierMixin, BaseEstimator):
+class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
     """A PAC-Bayes posterior over RBF SVMs trained on a grid of regularization parameters.
 
     Parameters
@@ -80,15 +79,7 @@ class StochasticSVM(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y)
-        check_classification_targets(y)
-        target = type_of_target(y)
-        if target != "binary":
-            raise ValueError(
-                f"Only binary classification is supported. The type of the target is {target}."
-            )
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError("StochasticSVM needs two classes in y, got 1 class")
+        self.classes_ = binary_classes(y, "StochasticSVM")
         signed = np.where(y == self.classes_[1], 1, -1)
         check_delta(self.delta)  # before the SVMs are trained
         self.lambdas_ = lambda_grid() if self.lambdas is None else check_lambdas(self.lambdas)
@@ -127,8 +118,3 @@ class StochasticSVM(ClassifierMixin, BaseEstimator):
         signed = np.where(np.asarray(y) == self.classes_[1], 1, -1)
         errors = np.mean(self.family_.votes(X) != signed[:, None], axis=0)
         return float(errors @ self.posterior_)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
