@@ -207,6 +207,16 @@ def cmd_experiment(args) -> int:
     return 0
 
 
+def _save_or_print_json(experiment, rows, table, args, **options) -> bool:
+    """Write the experiment's files under ``--out``; with ``--json`` print the table and
+    return True (nothing more to print)."""
+    if args.out:
+        experiment.write(rows, args.out, **options)
+    if args.json:
+        print(json.dumps(table.to_dict(orient="records"), default=float))
+    return bool(args.json)
+
+
 def cmd_minimax(args) -> int:
     from cvxpb.experiments import minimax as experiment
 
@@ -219,10 +229,7 @@ def cmd_minimax(args) -> int:
         names, args.runs, methods, random_state=args.seed, progress=not args.json
     )
     table = experiment.summary(rows)
-    if args.out:
-        experiment.write(rows, args.out)
-    if args.json:
-        print(json.dumps(table.to_dict(orient="records"), default=float))
+    if _save_or_print_json(experiment, rows, table, args):
         return 0
     wide = table.pivot(index="dataset", columns="method", values="error %")
     print("test error % (mean over runs; seed 003, Table 1):")
@@ -250,10 +257,7 @@ def cmd_prior_svm(args) -> int:
         names, args.runs, fractions, methods, args.seed, args.n_jobs, not args.json, **grids
     )
     table = experiment.summary(grid)
-    if args.out:
-        experiment.write(grid, args.out, plots=not args.no_plots)
-    if args.json:
-        print(json.dumps(table.to_dict(orient="records"), default=float))
+    if _save_or_print_json(experiment, grid, table, args, plots=not args.no_plots):
         return 0
     print("bounds and test errors of the bound-selected classifiers (seed 001, Tables 2-5):")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
@@ -269,10 +273,7 @@ def cmd_slt_gp(args) -> int:
         settings, args.repeats, r_values, args.seed, args.n_jobs, progress=not args.json
     )
     table = experiment.summary(rows)
-    if args.out:
-        experiment.write(rows, args.out)
-    if args.json:
-        print(json.dumps(table.to_dict(orient="records"), default=float))
+    if _save_or_print_json(experiment, rows, table, args):
         return 0
     print("test accuracy % (seed 002, Table 3; rho: SLT-GP's empirical-Bayes task similarity):")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
