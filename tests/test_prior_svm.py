@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from cvxpb.svm.gaussian import normalized_margins
+from cvxpb.svm.prior_bounds import prior_bound
 from cvxpb.svm.prior_qp import (
     box_qp,
+    eta_prior_qp,
     eta_prior_svm_program,
     kernel_factor,
     prior_svm_program,
@@ -75,6 +78,44 @@ def test_box_qp_matches_cvxpy(C):
     assert v @ a - a @ H @ a / 2 >= problem.value - 1e-9
 
 
+def _rbf_problem(seed, n=120):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1, -1)
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)) + 1
+    return K, y, np.tanh(X[:, 0] + 0.3 * X[:, 1])
+
+
+@pytest.mark.parametrize(("seed", "C"), [(0, 0.1), (1, 1.0), (2, 100.0), (3, 1000.0)])
+def test_eta_prior_qp_matches_cvxpy(seed, C):
+    """The root search over eta against Clarabel on the QP with its equality: the same
+    point, an objective no worse, the equality met, and eta the equality's multiplier
+    (and the seed's free-support-vector recovery)."""
+    K, y, g = _rbf_problem(seed)
+    H = (y[:, None] * K) * y[None, :]
+    a, eta, converged = eta_prior_qp(H, y, g, C)
+    problem, b, balance = eta_prior_svm_program(kernel_factor(K), y, g, C)
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    assert converged
+    assert np.all((a >= 0) & (a <= C))
+    assert (y * g) @ a == pytest.approx(0, abs=1e-9 * C)
+    assert a.sum() - a @ H @ a / 2 >= problem.value - 1e-8 * max(1, abs(problem.value))
+    assert a == pytest.approx(b.value, abs=1e-6 * C)
+    assert eta == pytest.approx(float(balance.dual_value), rel=1e-6)
+    assert recover_eta(a, y, K, g, C) == pytest.approx(eta, rel=1e-6)
+
+
+def test_eta_prior_qp_when_the_prior_separates_alone():
+    """``y_i g_i = 1/2`` for all i: ``v = 0, eta >= 2`` has zero cost, so ``a = 0`` and
+    the found eta puts every margin at 1 or more."""
+    K, y, _ = _rbf_problem(4)
+    H = (y[:, None] * K) * y[None, :]
+    a, eta, converged = eta_prior_qp(H, y, y * 0.5, 1.0)
+    assert converged
+    assert a == pytest.approx(0, abs=1e-12)
+    assert eta >= 2
+
+
 @parametrize_with_checks(
     [PriorSVM(n_priors=3, random_state=0), EtaPriorSVM(random_state=0)],
 )
@@ -100,9 +141,29 @@ def test_prior_svm_solvers_agree_and_the_bound_is_valid(blobs):
     assert newton.deterministic_bound_ == min(1.0, 2 * newton.bound_)
 
 
+@pytest.mark.parametrize("kind", [PriorSVM, EtaPriorSVM])
+def test_bound_from_the_dual_equals_the_bound_of_the_weight_vector(blobs, kind):
+    """The estimators bound ``w`` from ``K`` and ``g`` alone; recompute it from the
+    fitted ``w_`` and ``prior_`` by kernel evaluations at the posterior part."""
+    X, y = blobs
+    clf = kind(C=1.0, gamma=0.5, random_state=0).fit(X, y)
+    _, X_post, _, y_post = clf._split(X, np.where(y == clf.classes_[1], 1, -1))
+    margins = normalized_margins(clf.w_, X_post, y_post)
+    cosine = clf.w_.dot(clf.prior_) / clf.w_.norm()
+    etas = np.linspace(*clf.eta_range, clf.n_priors) if kind is PriorSVM else [clf.bound_eta]
+    tau = None if kind is PriorSVM else clf.tau
+    assert prior_bound(margins, cosine, etas, clf.delta, tau).bound == pytest.approx(
+        clf.bound_, rel=1e-9
+    )
+
+
 def test_eta_prior_svm(blobs):
     X, y = blobs
     clf = EtaPriorSVM(C=1.0, gamma=0.5, random_state=0).fit(X, y)
+    conic = EtaPriorSVM(C=1.0, gamma=0.5, solver="CLARABEL", random_state=0).fit(X, y)
+    assert clf.fallbacks_ == 0
+    assert clf.eta_ == pytest.approx(conic.eta_, rel=1e-5)
+    assert clf.bound_ == pytest.approx(conic.bound_, abs=1e-6)
     assert clf.eta_ > 0  # the prior direction helps, so it enters with a positive weight
     assert 0 < clf.bound_ <= 1 and 0 < clf.mixture_bound_ <= 1
     assert clf.score(X, y) > 0.85

@@ -15,13 +15,18 @@ the seed writes them. With ``H = Y K~ Y`` on the ``m - r`` posterior examples an
 The CVXPY forms use a factor ``K~ = L L^T`` (``a^T H a = ||L^T (y * a)||^2``), so no
 dense ``m x m`` quadratic form is compiled. :func:`box_qp` is the dedicated solver of
 the box QP: coordinate sweeps to find the active bounds and a Newton step on the free
-variables, to a projected-gradient tolerance.
+variables, to a projected-gradient tolerance. :func:`eta_prior_qp` solves the eta-prior
+SVM's dual through box QPs: ``eta`` is the multiplier of its equality, and the dual
+function ``D(eta) = max_box (1 - eta y * g)^T a - a^T H a / 2`` (the prior SVM's dual
+value at ``eta``) is convex with derivative ``-(y * g)^T a(eta)``, so the optimal
+``eta`` is the root of that derivative.
 """
 
 from __future__ import annotations
 
 import cvxpy as cp
 import numpy as np
+from scipy.linalg import cho_factor, cho_solve
 
 FREE = 1e-8  # a multiplier this far inside (0, C), relative to C, is free
 
@@ -68,29 +73,49 @@ def box_qp(H, v, C, tol=1e-10, max_rounds=2_000, sweeps=3, a0=None):
     return a, max_rounds, False
 
 
-def _newton_to_the_box(H, v, C, a, ridge):
-    """Newton steps on the variables strictly inside the box, each cut at the first
-    bound it reaches (that variable then stays at it), until one lands inside: the
-    maximizer over the current free set (a primal active-set phase)."""
-    for _ in range(a.size):
-        free = (a > 0) & (a < C)
+def _newton_to_the_box(H, v, C, a, ridge, max_steps=50):
+    """Projected Newton steps (Bertsekas 1982): on the variables not held at a bound by
+    their gradient (within a distance that shrinks with the projected gradient), the
+    Newton point, projected on the box and halved until the objective rises, so that
+    many bounds can be reached or left in one step. Ends when a step no longer raises
+    the objective (a full interior step ends the active-set search)."""
+
+    def value(x):
+        return float(v @ x - x @ (H @ x) / 2)
+
+    current = value(a)
+    for _ in range(max_steps):
+        gradient = v - H @ a
+        # Bertsekas's epsilon-active set: near a bound and pushed against it
+        near = min(1e-3 * C, float(np.linalg.norm(a - np.clip(a + gradient, 0, C))))
+        held = ((a <= near) & (gradient <= 0)) | ((a >= C - near) & (gradient >= 0))
+        free = ~held
         if not np.any(free):
             return a
-        rhs = v[free] - H[np.ix_(free, ~free)] @ a[~free]
-        target = np.linalg.solve(H[np.ix_(free, free)] + ridge * np.eye(free.sum()), rhs)
-        d = target - a[free]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            limits = np.where(d > 0, (C - a[free]) / d, np.where(d < 0, -a[free] / d, np.inf))
-        t = min(1.0, float(limits.min()))
-        moved = a[free] + t * d
-        if t < 1.0:
-            blocking = int(np.argmin(limits))
-            moved[blocking] = C if d[blocking] > 0 else 0.0
-        a = a.copy()
-        a[free] = np.clip(moved, 0, C)
-        if t >= 1.0:
+        step = np.zeros_like(a)
+        step[free] = _solve_psd(H[np.ix_(free, free)], gradient[free], ridge)
+        for t in 0.5 ** np.arange(30):
+            trial = np.clip(a + t * step, 0, C)
+            trial_value = value(trial)
+            if trial_value > current:
+                break
+        else:
             return a
+        newton_point = a[free] + step[free]
+        a, current = trial, trial_value
+        if t == 1.0 and np.all((newton_point > 0) & (newton_point < C)):
+            return a  # the unconstrained maximizer on this free set lies in the box
     return a
+
+
+def _solve_psd(A, b, ridge):
+    """``(A + ridge I)^-1 b`` by Cholesky, with a larger ridge if ``A`` is too singular."""
+    for scale in (1.0, 1e3, 1e6):
+        try:
+            return cho_solve(cho_factor(A + scale * ridge * np.eye(len(b))), b)
+        except np.linalg.LinAlgError:
+            continue
+    return np.linalg.lstsq(A, b, rcond=None)[0]
 
 
 def _coordinate_sweep(H, v, C, a):
@@ -103,6 +128,73 @@ def _coordinate_sweep(H, v, C, a):
             Ha += (new - a[i]) * H[:, i]
             a[i] = new
     return a
+
+
+def eta_prior_qp(H, y, g, C, tol=1e-10, max_eta=1e8, max_steps=200):
+    """The eta-prior SVM's dual, ``max 1^T a - a^T H a / 2`` over ``0 <= a <= C`` with
+    ``sum_i a_i y_i g_i = 0``, by minimizing the convex ``D(eta)`` (module docstring).
+
+    The root of ``phi(eta) = (y * g)^T a(eta)``, non-increasing and piecewise linear, is
+    bracketed by doubling steps from ``eta = 0`` and found by regula falsi (Illinois),
+    each :func:`box_qp` warm-started from the last. ``a`` is then the mix of the
+    bracket's two solutions that meets the equality exactly (``a(eta)`` may jump at the
+    root, where both are optimal). Returns ``(a, eta, converged)``; not converged when
+    ``|eta|`` would pass ``max_eta`` (every ``y_i g_i`` of one sign: the prior alone
+    separates the data) or a box QP did not converge.
+    """
+    yg = y * g
+    state = {"a": None, "ok": True}
+
+    def solve(eta):
+        a, _, ok = box_qp(H, 1 - eta * yg, C, tol, a0=state["a"])
+        state["a"], state["ok"] = a, state["ok"] and ok
+        return a, float(yg @ a)
+
+    small = tol * C * max(float(np.abs(yg).sum()), 1e-300)  # |phi| that counts as zero
+    a, value = solve(0.0)
+    if abs(value) <= small:
+        return a, 0.0, state["ok"]
+    step = 1.0 if value > 0 else -1.0  # phi > 0: D decreases, so eta* > 0
+    near, far = (0.0, a, value), None
+    while far is None:
+        eta = near[0] + step
+        if abs(eta) > max_eta:
+            return a, eta, False
+        a, value = solve(eta)
+        if abs(value) <= small:
+            return a, eta, state["ok"]
+        if np.sign(value) == np.sign(near[2]):
+            near, step = (eta, a, value), 2 * step
+        else:
+            far = (eta, a, value)
+    return _regula_falsi(solve, yg, near, far, small, max_steps) + (state["ok"],)
+
+
+def _regula_falsi(solve, yg, left, right, small, max_steps):
+    """Shrink the bracket, two ``(eta, a, phi)`` of opposite signs, to the root of
+    ``phi``; returns ``(a, eta)``. The Illinois rule halves a stale end's ``phi`` (a
+    weight only: the final mix uses the true ``phi = yg^T a``)."""
+    side = 0
+    for _ in range(max_steps):
+        (e0, a0, f0), (e1, a1, f1) = left, right
+        eta = (e0 * f1 - e1 * f0) / (f1 - f0)
+        if abs(e1 - e0) <= 1e-14 * max(1.0, abs(eta)) or not min(e0, e1) < eta < max(e0, e1):
+            break
+        a, value = solve(eta)
+        if abs(value) <= small:
+            return a, eta
+        if np.sign(value) == np.sign(f0):
+            left = (eta, a, value)
+            right = (e1, a1, f1 / 2) if side == -1 else right  # Illinois: no stagnation
+            side = -1
+        else:
+            right = (eta, a, value)
+            left = (e0, a0, f0 / 2) if side == 1 else left
+            side = 1
+    (e0, a0, _), (e1, a1, _) = left, right
+    f0, f1 = float(yg @ a0), float(yg @ a1)
+    theta = f1 / (f1 - f0)  # theta phi(a0) + (1 - theta) phi(a1) = 0
+    return theta * a0 + (1 - theta) * a1, theta * e0 + (1 - theta) * e1
 
 
 def prior_svm_program(L, y, g, eta, C):

@@ -22,10 +22,11 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.minimax.estimators import solve_program
-from cvxpb.svm.gaussian import KernelVector, from_svc, normalized_margins
+from cvxpb.svm.gaussian import KernelVector, from_svc
 from cvxpb.svm.prior_bounds import prior_bound
 from cvxpb.svm.prior_qp import (
     box_qp,
+    eta_prior_qp,
     eta_prior_svm_program,
     kernel_factor,
     prior_svm_program,
@@ -87,10 +88,18 @@ class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
         bias = float(np.sum(a * y_post) + eta * self.prior_.bias)
         return KernelVector(beta, points, bias, self.prior_.kernel, self.prior_.gamma)
 
-    def _bound(self, w, X_post, y_post, etas, tau=None):
-        margins = normalized_margins(w, X_post, y_post)
-        cosine = w.dot(self.prior_) / w.norm()
-        return prior_bound(margins, cosine, etas, self.delta, tau)
+    def _bound(self, a, eta, y_post, K, g, etas, tau=None):
+        """The bound of ``w = sum a_i y_i phi~(x_i) + eta w_r`` on the posterior part,
+        from the augmented kernel ``K`` and ``g = w_r^T phi~(x_i)`` alone (``w_r`` is
+        unit): ``||w||^2 = c^T K c + 2 eta c^T g + eta^2`` with ``c = a * y``, the
+        scores ``K c + eta g`` and ``w^T w_r = c^T g + eta``."""
+        c = a * y_post
+        Kc = K @ c
+        length = np.sqrt(max(c @ Kc + 2 * eta * (c @ g) + eta**2, 0.0))
+        if length == 0:
+            raise ValueError("the posterior's weight vector is zero: its margins are undefined")
+        margins = y_post * (Kc + eta * g) / (length * np.sqrt(np.diag(K)))
+        return prior_bound(margins, (c @ g + eta) / length, etas, self.delta, tau)
 
     def decision_function(self, X):
         """``w^T phi~(x)``: positive for ``classes_[1]``."""
@@ -165,23 +174,25 @@ class PriorSVM(_PriorSVMBase):
         etas = np.linspace(*self.eta_range, self.n_priors)
         H = (y_post[:, None] * K) * y_post[None, :]
         L = None if self.solver == "newton" else kernel_factor(K)
-        best = None
+        best, a = None, None
         for eta in etas:
-            a = self._solve(H, L, y_post, g, eta)
-            w = self._posterior(a, y_post, X_post, eta)
-            result = self._bound(w, X_post, y_post, etas)
+            a = self._solve(H, L, y_post, g, eta, a)
+            result = self._bound(a, eta, y_post, K, g, etas)
             if best is None or result.bound < best[0].bound:
-                best = (result, w, eta)
-        self.result_, self.w_, self.eta_ = best
+                best = (result, a, eta)
+        self.result_, a, self.eta_ = best
+        self.w_ = self._posterior(a, y_post, X_post, self.eta_)
         self.bound_, self.mu_ = self.result_.bound, self.result_.mu
         self.deterministic_bound_ = self.result_.deterministic
         return self
 
-    def _solve(self, H, L, y, g, eta):
+    def _solve(self, H, L, y, g, eta, start=None):
+        """The dual (26) at ``eta``; the dedicated solver starts from ``start`` (the last
+        scaling's solution)."""
         v = 1 - eta * y * g
         solver = self.solver
         if solver == "newton":
-            a, _, converged = box_qp(H, v, self.C)
+            a, _, converged = box_qp(H, v, self.C, a0=start)
             if converged:
                 return a
             # ill-conditioned kernels with a large C: Clarabel takes over, on the record
@@ -196,12 +207,15 @@ class EtaPriorSVM(_PriorSVMBase):
     """The eta-prior SVM of seed 001 (Section 4.2): the prior's scaling learnt in the QP.
 
     Parameters as :class:`PriorSVM`, and ``tau`` (default 50) and ``bound_eta``
-    (default 50), the tau prior of the bound (Theorem 8); ``solver`` is a CVXPY solver.
+    (default 50), the tau prior of the bound (Theorem 8). ``solver="newton"`` (default)
+    is :func:`~cvxpb.svm.prior_qp.eta_prior_qp`, a root search over ``eta`` through
+    box QPs, with Clarabel where it does not converge (counted in ``fallbacks_``); else
+    the named CVXPY solver.
 
     Attributes
     ----------
     eta_ (learnt), bound_ (tau prior), mixture_bound_ (50 scalings in [1, 100]),
-    deterministic_bound_, mu_, result_, w_, prior_, classes_
+    deterministic_bound_, mu_, result_, w_, prior_, classes_, fallbacks_
     """
 
     def __init__(
@@ -214,7 +228,7 @@ class EtaPriorSVM(_PriorSVMBase):
         tau=50.0,
         bound_eta=50.0,
         delta=0.01,
-        solver="CLARABEL",
+        solver="newton",
         random_state=None,
     ):
         self.C = C
@@ -231,17 +245,27 @@ class EtaPriorSVM(_PriorSVMBase):
     def fit(self, X, y):
         _check_positive(self.tau, "tau")
         X_post, y_post, K, g = self._prepare(X, y)
-        problem, a, balance = eta_prior_svm_program(kernel_factor(K), y_post, g, self.C)
-        solve_program(problem, self.solver)
-        a = np.clip(a.value, 0, self.C)
+        self.fallbacks_ = 0
+        a, eta = self._solve(K, y_post, g)
         try:
             self.eta_ = recover_eta(a, y_post, K, g, self.C)
         except ValueError:  # no free support vector: the equality's multiplier is eta
-            self.eta_ = float(balance.dual_value)
+            self.eta_ = eta
         self.w_ = self._posterior(a, y_post, X_post, self.eta_)
-        self.result_ = self._bound(self.w_, X_post, y_post, [self.bound_eta], self.tau)
-        mixture = self._bound(self.w_, X_post, y_post, np.linspace(1.0, 100.0, 50))
+        self.result_ = self._bound(a, self.eta_, y_post, K, g, [self.bound_eta], self.tau)
+        mixture = self._bound(a, self.eta_, y_post, K, g, np.linspace(1.0, 100.0, 50))
         self.bound_, self.mu_ = self.result_.bound, self.result_.mu
         self.mixture_bound_ = mixture.bound
         self.deterministic_bound_ = self.result_.deterministic
         return self
+
+    def _solve(self, K, y, g):
+        """``(a, eta)``: the dual's solution and its equality's multiplier."""
+        if self.solver == "newton":
+            a, eta, converged = eta_prior_qp((y[:, None] * K) * y[None, :], y, g, self.C)
+            if converged:
+                return a, eta
+            self.fallbacks_ += 1  # the prior alone separates the data, or ill-conditioning
+        problem, a, balance = eta_prior_svm_program(kernel_factor(K), y, g, self.C)
+        solve_program(problem, "CLARABEL" if self.solver == "newton" else self.solver)
+        return np.clip(a.value, 0, self.C), float(balance.dual_value)
