@@ -26,7 +26,62 @@ def test_generators_follow_table_2():
     agreement = np.mean(np.sign(clean.X_star[:, 0]) == clean.y)
     assert agreement > 0.75 and abs(np.mean(np.sign(noisy.X_star[:, 0]) == noisy.y) - 0.5) < 0.15
     with pytest.raises(ValueError, match="unknown setting"):
-        datasets.privileged("latent_gp")
+        datasets.privileged("latent")
+
+
+def test_independent_feature_takes_a_random_subset_per_example():
+    train, test = datasets.privileged("independent_feature", random_state=4)
+    assert train.X_star.shape == (200, 3)
+    columns = [
+        [j for j in range(50) if np.any(np.isclose(train.X[i, j], train.X_star[i]))]
+        for i in range(200)
+    ]
+    assert all(len(c) == 3 for c in columns)  # three of the example's own features
+    counts = np.bincount(np.concatenate(columns), minlength=50)
+    assert counts.min() > 0  # about 12 each: the subsets vary over all 50 features
+    alpha = np.linalg.lstsq(test.X_star, test.y, rcond=None)[0]
+    assert np.mean(np.sign(test.X_star @ alpha) == test.y) > 0.85  # y linear in x*
+
+
+def _gp_log_density(values, X, amplitude=10.0):
+    """log N(values | 0, amplitude exp(-||x - x'||^2 / 2)), by scipy."""
+    from scipy.stats import multivariate_normal
+
+    K = amplitude * np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    return multivariate_normal(cov=K + 1e-6 * np.eye(len(X))).logpdf(values)
+
+
+def test_latent_gp_settings_draw_from_the_table_2_kernel():
+    """The latent values are far likelier under ``10 exp(-||x - x'||^2 / 2)`` than under
+    a rescaled amplitude or after shuffling (which breaks the link to ``x``)."""
+    rng = np.random.default_rng(0)
+    train, _ = datasets.privileged("latent_gp", n_train=60, n_test=0, random_state=5)
+    latent = train.X_star[:, 0]
+    assert train.X.min() >= 0 and train.X.max() <= 10 and train.X.shape == (60, 2)
+    fit = _gp_log_density(latent, train.X)
+    assert fit > _gp_log_density(latent, train.X, 1.0) + 10
+    assert fit > _gp_log_density(latent, train.X, 100.0) + 10
+    assert fit > _gp_log_density(rng.permutation(latent), train.X) + 10
+    assert np.mean(np.sign(latent) == train.y) > 0.75  # y = sign(x* + N(0, 1))
+
+
+def test_noise_variance_labels_are_noisier_where_g_is_large():
+    """``y = sign(f + exp(g / 2) eps)``: with ``f`` and ``g`` unknown, check through a
+    large sample that agreement with a smooth fit of ``y`` on ``x`` is lower in the
+    half of ``x*`` space where the training labels disagree most with their neighbours."""
+    train, _ = datasets.privileged("noise_variance", n_train=1500, n_test=0, random_state=6)
+    assert train.X_star.shape == (1500, 2) and train.X_star.max() <= 10
+    from sklearn.neighbors import KNeighborsClassifier
+
+    noisy = train.y != KNeighborsClassifier(25).fit(train.X, train.y).predict(train.X)
+    by_star = KNeighborsClassifier(50).fit(train.X_star, noisy).predict_proba(train.X_star)[:, 1]
+    assert np.corrcoef(by_star, noisy)[0, 1] > 0.2  # the noise level depends on x*
+    flat, _ = datasets.privileged("latent_gp", n_train=1500, n_test=0, random_state=6)
+    flat_noisy = flat.y != KNeighborsClassifier(25).fit(flat.X, flat.y).predict(flat.X)
+    rng = np.random.default_rng(1)
+    unrelated = rng.uniform(0, 10, (1500, 2))  # latent_gp's noise does not depend on it
+    by_unrelated = KNeighborsClassifier(50).fit(unrelated, flat_noisy).predict_proba(unrelated)
+    assert np.corrcoef(by_unrelated[:, 1], flat_noisy)[0, 1] < np.corrcoef(by_star, noisy)[0, 1]
 
 
 def test_linear_kernel_gradient_and_fit():
