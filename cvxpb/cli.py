@@ -15,6 +15,7 @@ from cvxpb import __version__
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.constants import CONSTANTS
 from cvxpb.datasets import NAMES as DATASET_NAMES
+from cvxpb.datasets import PRIVILEGED
 from cvxpb.problem import BoundProblem
 from cvxpb.solvers import METHODS
 
@@ -213,7 +214,8 @@ def _save_or_print_json(experiment, rows, table, args, **options) -> bool:
     if args.out:
         experiment.write(rows, args.out, **options)
     if args.json:
-        print(json.dumps(table.to_dict(orient="records"), default=float))
+        records = table.astype(object).where(table.notna(), None)  # NaN is not JSON
+        print(json.dumps(records.to_dict(orient="records"), default=float))
     return bool(args.json)
 
 
@@ -269,11 +271,12 @@ def cmd_slt_gp(args) -> int:
 
     settings = [n.strip() for item in args.setting for n in item.split(",") if n.strip()]
     r_values = tuple(float(r) for r in args.r_values.split(","))
+    sizes = tuple(int(n) for n in args.sizes.split(","))
     rows = experiment.run_experiment(
-        settings, args.repeats, r_values, args.seed, args.n_jobs, progress=not args.json
+        settings, args.repeats, r_values, args.seed, args.n_jobs, not args.json, sizes
     )
     table = experiment.summary(rows)
-    if _save_or_print_json(experiment, rows, table, args):
+    if _save_or_print_json(experiment, rows, table, args, plots=not args.no_plots):
         return 0
     print("test accuracy % (seed 002, Table 3; rho: SLT-GP's empirical-Bayes task similarity):")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -370,14 +373,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--setting",
         action="append",
         required=True,
-        help="clean_soft_label, clean_feature, relevant_feature or noisy_latent_gp (repeat "
-        "or comma-separate)",
+        help=f"one of {', '.join(PRIVILEGED)} (repeat or comma-separate)",
     )
     sg.add_argument("--repeats", type=int, default=5, help="draws per setting (the seed: 100)")
     sg.add_argument("--r-values", default="0", help="noise rates r for noisy_latent_gp")
+    sg.add_argument("--sizes", default="200", help="training-set sizes, e.g. 20,50,100,200")
     sg.add_argument("--out", help="directory for the CSV files")
     sg.add_argument("--seed", type=int, default=0)
     sg.add_argument("--n-jobs", type=int, help="joblib workers over the repeats")
+    sg.add_argument("--no-plots", action="store_true")
     sg.add_argument("--json", action="store_true")
     sg.set_defaults(run=cmd_slt_gp)
     return parser

@@ -91,8 +91,12 @@ SUMMARIES = [
         "slt_gp_runs.csv",
         "slt_gp.csv",
         None,
-        ["setting", "r", "method"],
-        {"accuracy": ("accuracy", "mean"), "accuracy_sd": ("accuracy", "std")},
+        ["setting", "r", "n", "method"],
+        {
+            "accuracy": ("accuracy", "mean"),
+            "accuracy_sd": ("accuracy", "std"),
+            "rho_test": ("rho (least test risk)", "mean"),
+        },
     ),
 ]
 

@@ -97,6 +97,8 @@ def test_bad_input():
         GPClassifierEP().fit(X, np.arange(12) % 3)
     with pytest.raises(ValueError, match="length_scale must be a positive number"):
         GPClassifierEP(length_scale=0.0).fit(X, np.arange(12) % 2)
+    with pytest.raises(ValueError, match="optimize must be one of"):
+        GPClassifierEP(optimize="amplitude").fit(X, np.arange(12) % 2)
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         GPClassifierEP().fit(X, np.arange(12) % 2)

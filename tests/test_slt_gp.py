@@ -92,6 +92,45 @@ def test_empirical_bayes_uses_informative_soft_labels(privileged_data):
     assert bound > -slt.log_marginal_likelihood_ / 120
 
 
+def test_with_rho_rescans_the_fitted_model(privileged_data):
+    """``with_rho`` keeps the kernel and the soft labels: at the fitted rho it gives the
+    fitted model back, at rho = 0 the plain GPC with that kernel (fitted separately)."""
+    X, y, X_star, X_new, _ = privileged_data
+    slt = SLTGPClassifier(optimize="length_scale", amplitude=0.5).fit(X, y, X_star=X_star)
+    assert slt.amplitude_ == 0.5 and slt.length_scale_ != 1.0
+    same = slt.with_rho(slt.rho_)
+    assert same.log_marginal_likelihood_ == pytest.approx(slt.log_marginal_likelihood_, abs=1e-7)
+    assert same.predict_proba(X_new) == pytest.approx(slt.predict_proba(X_new), abs=1e-7)
+    plain = GPClassifierEP(amplitude=0.5, length_scale=slt.length_scale_, optimize=False)
+    plain.fit(X, y)
+    zero = slt.with_rho(0.0)
+    assert zero.log_marginal_likelihood_ == pytest.approx(plain.log_marginal_likelihood_, abs=1e-7)
+    assert zero.predict_proba(X_new) == pytest.approx(plain.predict_proba(X_new), abs=1e-7)
+    assert slt.rho_ != 0.0 and zero.rho_ == 0.0  # the original is untouched
+    with pytest.raises(ValueError, match="rho must lie in"):
+        slt.with_rho(1.5)
+
+
+def test_gibbs_risk_against_quadrature(privileged_data):
+    """The posterior-expected negative log likelihood on held-out data, against
+    scipy's adaptive quadrature point by point."""
+    from scipy.integrate import quad
+
+    X, y, X_star, X_new, y_new = privileged_data
+    slt = SLTGPClassifier(rho=0.7, optimize=False).fit(X, y, X_star=X_star)
+    mean, var = slt._latent(X_new[:40])
+    signed = np.where(y_new[:40] == 1, 1, -1)
+    by_quad = [
+        quad(
+            lambda f, m=m, v=v, s=s: -norm.logcdf(s * f) * norm.pdf(f, m, np.sqrt(v)),
+            -np.inf,
+            np.inf,
+        )[0]
+        for m, v, s in zip(mean, var, signed, strict=True)
+    ]
+    assert slt.gibbs_risk(X_new[:40], y_new[:40]) == pytest.approx(np.mean(by_quad), rel=1e-8)
+
+
 @parametrize_with_checks([SLTGPClassifier(optimize=False)])
 def test_scikit_learn_common_checks(estimator, check):
     check(estimator)

@@ -8,8 +8,10 @@ import pytest
 from cvxpb import datasets
 from cvxpb.cli import main
 from cvxpb.experiments import slt_gp as experiment
+from cvxpb.gp import SLTGPClassifier
 from cvxpb.gp.classifier import GPClassifierEP, kernel_derivatives, kernel_matrix
 from cvxpb.gp.ep import log_marginal_gradient, run_ep
+from cvxpb.gp.slt import conditional_prior
 
 
 def test_generators_follow_table_2():
@@ -112,7 +114,39 @@ def test_one_repeat_and_summary():
 
 def test_command_line(capsys, tmp_path):
     argv = ["experiment", "slt-gp", "--setting", "noisy_latent_gp", "--repeats", "1"]
-    assert main([*argv, "--r-values", "0,1", "--json", "--out", str(tmp_path)]) == 0
-    rows = json.loads(capsys.readouterr().out)
-    assert {r["r"] for r in rows} == {0.0, 1.0}
-    assert (tmp_path / "slt_gp.csv").exists()
+    argv += ["--r-values", "0,1", "--sizes", "30,60", "--json", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out, parse_constant=pytest.fail)  # no NaN
+    assert {(r["r"], r["n"]) for r in rows} == {(0.0, 30), (0.0, 60), (1.0, 30), (1.0, 60)}
+    slt = [r for r in rows if r["method"] == "SLT-GP"]
+    assert all(0 <= r["rho"] <= 1 and 0 <= r["rho_test"] <= 1 for r in slt)
+    assert all(r["rho"] is None for r in rows if r["method"] == "GPC")
+    for name in ("slt_gp.csv", "slt_gp_runs.csv", "slt_gp_time.png", "slt_gp_rho.png"):
+        assert (tmp_path / name).exists()
+
+
+def test_rho_scan_picks_the_grid_minima():
+    """Figure 2's two rhos against a direct scan written out here."""
+    train, test = datasets.privileged("noisy_latent_gp", n_train=60, random_state=7, r=0.3)
+    slt = SLTGPClassifier(amplitude=0.5, optimize="length_scale").fit(
+        train.X, train.y, X_star=train.X_star
+    )
+    grid = np.array([0.0, 0.5, 1.0])
+    scan = experiment.rho_scan(slt, test.X, test.y, grid)
+    K = kernel_matrix("rbf", train.X, train.X, 0.5, slt.length_scale_)
+    signed = np.where(train.y == slt.classes_[1], 1.0, -1.0)
+    log_z = []
+    for rho in grid:  # eq. (25) from the conditional prior, without with_rho
+        m, C, _ = conditional_prior(K, slt.soft_labels_, rho)
+        log_z.append(run_ep(C, signed, offset=m).log_marginal_likelihood)
+    risks = [slt.with_rho(rho).gibbs_risk(test.X, test.y) for rho in grid]
+    assert scan["rho (least bound on grid)"] == grid[np.argmax(log_z)]  # bound falls with log Z
+    assert scan["rho (least test risk)"] == grid[np.argmin(risks)]
+
+
+def test_the_seed_kernels_per_setting():
+    assert experiment._options("independent_feature")["kernel"] == "linear"
+    assert experiment._options("latent_gp")["kernel"] == "rbf"
+    assert experiment._options("noisy_latent_gp")["optimize"] == "length_scale"
+    with pytest.raises(ValueError, match="sizes must be integers"):
+        experiment.run_experiment(["latent_gp"], sizes=(2,))

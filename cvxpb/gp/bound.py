@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import cvxpy as cp
 import numpy as np
+from scipy.special import log_ndtr
+from sklearn.utils.validation import check_is_fitted
 
 from cvxpb.distances import nudge
 from cvxpb.validation import check_delta
@@ -71,3 +73,34 @@ def pac_bayes_bound(log_marginal_likelihood, n: int, delta=0.05, sigma0_sq=0.1) 
         raise ValueError(f"n must be a positive integer, got {n!r}")
     value = -(np.log(delta) + float(log_marginal_likelihood)) / n + b_constant(sigma0_sq)
     return float(nudge(value, +1))
+
+
+def gibbs_nll_risk(mean, var, y, n_nodes: int = 64) -> float:
+    """The risk Theorem 1 bounds, on a sample: ``mean_i E_{f ~ N(mean_i, var_i)}
+    [-log Phi(y_i f)]``, the posterior-expected negative log likelihood, by
+    Gauss-Hermite quadrature (``n_nodes`` nodes for the standard normal)."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(n_nodes)
+    f = np.asarray(mean)[:, None] + np.sqrt(np.asarray(var))[:, None] * nodes[None, :]
+    losses = -log_ndtr(np.asarray(y, dtype=float)[:, None] * f)
+    return float(np.mean(losses @ weights) / np.sqrt(2 * np.pi))
+
+
+class PACBayesMixin:
+    """Theorem 1's bound and the risk it bounds, for the fitted GP classifiers (which
+    provide ``log_marginal_likelihood_``, ``X_train_``, ``classes_`` and ``_latent``)."""
+
+    def pac_bayes_bound(self, delta=0.05, sigma0_sq=0.1) -> float:
+        """Seed 002's Theorem 1 (eq. 29) with ``log Z`` the EP log marginal likelihood
+        (for SLT-GP, eq. 25's): a bound on the posterior-expected negative log likelihood
+        risk, valid when the prior satisfies the sub-Gaussian condition (28) with
+        ``sigma0_sq < 1/2``."""
+        check_is_fitted(self)
+        return pac_bayes_bound(
+            self.log_marginal_likelihood_, self.X_train_.shape[0], delta, sigma0_sq
+        )
+
+    def gibbs_risk(self, X, y) -> float:
+        """:func:`gibbs_nll_risk` of the posterior on ``(X, y)``: held out, an estimate of
+        the expected risk the bound is about."""
+        mean, var = self._latent(X)
+        return gibbs_nll_risk(mean, var, np.where(np.asarray(y) == self.classes_[1], 1, -1))

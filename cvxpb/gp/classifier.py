@@ -4,7 +4,8 @@ The kernel is RBF, ``amplitude^2 exp(-||x - x'||^2 / (2 length_scale^2))``, or l
 ``amplitude^2 x^T x'`` (the seed's ``sigma^2 x^T x'``). ``fit`` maximizes
 the EP log marginal likelihood over ``log amplitude`` and ``log length_scale`` with
 L-BFGS-B and the exact gradient at the EP fixed point, warm-starting each EP run from
-the previous sites; ``optimize=False`` keeps the given values.
+the previous sites; ``optimize="length_scale"`` keeps the amplitude (seed 002's
+Section 5.8 fixes it at 1/4) and ``optimize=False`` keeps both.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from cvxpb.gp.bound import pac_bayes_bound
+from cvxpb.gp.bound import PACBayesMixin
 from cvxpb.gp.ep import log_marginal_gradient, predict_latent, predictive_probability, run_ep
 from cvxpb.validation import BinaryOnly, binary_classes
 
@@ -23,6 +24,7 @@ BOUNDS = ((np.log(1e-2), np.log(1e2)), (np.log(1e-2), np.log(1e3)))  # log ampli
 
 
 KERNELS = ("rbf", "linear")
+OPTIMIZE = (True, False, "length_scale")
 
 
 def rbf(X, Z, amplitude, length_scale):
@@ -52,7 +54,7 @@ def kernel_derivatives(kind, X, K, length_scale):
     return [2 * K, K * cdist(X, X, "sqeuclidean") / length_scale**2]
 
 
-class GPClassifierEP(BinaryOnly, ClassifierMixin, BaseEstimator):
+class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
     """Binary GP classification with the probit likelihood, by expectation propagation.
 
     Parameters
@@ -61,8 +63,9 @@ class GPClassifierEP(BinaryOnly, ClassifierMixin, BaseEstimator):
         ``amplitude^2 exp(-||x - x'||^2 / (2 length_scale^2))`` or ``amplitude^2 x^T x'``.
     amplitude, length_scale : float, default=1.0
         The kernel's; the starting point of the search when ``optimize``.
-    optimize : bool, default=True
-        Empirical Bayes: maximize the EP marginal likelihood over both.
+    optimize : bool or "length_scale", default=True
+        Empirical Bayes: maximize the EP marginal likelihood over both, or over the
+        length scale only.
     max_sweeps : int, default=100
         EP sweeps; not converging is an :class:`~cvxpb.gp.ep.EPConvergenceWarning`.
 
@@ -90,6 +93,8 @@ class GPClassifierEP(BinaryOnly, ClassifierMixin, BaseEstimator):
             value = getattr(self, name)
             if not (np.isscalar(value) and np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if self.optimize not in OPTIMIZE:
+            raise ValueError(f"optimize must be one of {OPTIMIZE}, got {self.optimize!r}")
         signed = np.where(y == self.classes_[1], 1.0, -1.0)
         self.X_train_ = X
         theta = np.log([self.amplitude, self.length_scale])
@@ -114,7 +119,10 @@ class GPClassifierEP(BinaryOnly, ClassifierMixin, BaseEstimator):
             gradient = log_marginal_gradient(state, K, derivatives)
             return -state.log_marginal_likelihood, -gradient
 
-        result = minimize(objective, theta, jac=True, method="L-BFGS-B", bounds=BOUNDS)
+        bounds = list(BOUNDS)
+        if self.optimize == "length_scale":
+            bounds[0] = (theta[0], theta[0])
+        result = minimize(objective, theta, jac=True, method="L-BFGS-B", bounds=bounds)
         return result.x
 
     def decision_function(self, X):
@@ -142,12 +150,3 @@ class GPClassifierEP(BinaryOnly, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def pac_bayes_bound(self, delta=0.05, sigma0_sq=0.1) -> float:
-        """Seed 002's Theorem 1 (eq. 29) with ``log Z`` the EP log marginal likelihood:
-        a bound on the posterior-expected negative log likelihood risk, valid when the
-        prior satisfies the sub-Gaussian condition (28) with ``sigma0_sq < 1/2``."""
-        check_is_fitted(self)
-        return pac_bayes_bound(
-            self.log_marginal_likelihood_, self.X_train_.shape[0], delta, sigma0_sq
-        )

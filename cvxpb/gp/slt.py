@@ -19,13 +19,15 @@ plain GPC on ``X``.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from scipy.optimize import minimize
 from scipy.stats import norm
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from cvxpb.gp.bound import pac_bayes_bound
+from cvxpb.gp.bound import PACBayesMixin
 from cvxpb.gp.classifier import (
     KERNELS,
     GPClassifierEP,
@@ -43,7 +45,7 @@ def conditional_prior(K, s, rho):
     return rho * KG @ s, K - rho**2 * KG @ K, G
 
 
-class SLTGPClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
+class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
     """Soft-label-transfer GP classification (seed 002); ``fit(X, y, X_star)`` takes the
     privileged features ``X_star`` of the training examples.
 
@@ -55,10 +57,11 @@ class SLTGPClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
         The kernels on ``X`` and on ``X_star``.
     amplitude, length_scale : float, default=1.0
         The kernel on ``X`` (the search's start).
-    optimize : bool, default=True
+    optimize : bool or "length_scale", default=True
         Empirical Bayes: the kernel as the plain GPC's on ``X``, then ``rho`` (and the
-        privileged GPC's kernel by its own); ``False`` keeps the given values (the
-        privileged GPC then uses a unit kernel).
+        privileged GPC's kernel by its own); ``"length_scale"`` keeps ``amplitude`` on
+        ``X``; ``False`` keeps the given values (the privileged GPC then uses a unit
+        kernel).
     max_sweeps : int, default=100
 
     Attributes
@@ -106,7 +109,7 @@ class SLTGPClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
                 f"X_star must have one row per example of X ({X.shape[0]}), got {X_star.shape[0]}"
             )
         self.privileged_ = GPClassifierEP(
-            self.privileged_kernel, optimize=self.optimize, max_sweeps=self.max_sweeps
+            self.privileged_kernel, optimize=bool(self.optimize), max_sweeps=self.max_sweeps
         )
         self.privileged_.fit(X_star, y)
         self.soft_labels_ = self.privileged_._latent(X_star)[0]
@@ -118,6 +121,7 @@ class SLTGPClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
         K = kernel_matrix(self.kernel, X, X, self.amplitude_, self.length_scale_)
         m, C, self.G_ = conditional_prior(K, self.soft_labels_, self.rho_)
         self.ep_ = run_ep(C, signed, self.max_sweeps, offset=m)
+        self.y_signed_ = signed
         self.C_ = C
         self.log_marginal_likelihood_ = self.ep_.log_marginal_likelihood
         self.X_train_ = X
@@ -130,7 +134,9 @@ class SLTGPClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
         interpolating the soft labels (length scale -> 0, rho -> 1): they are in-sample
         posterior means of a GPC fitted to ``y``, so they explain ``y`` at the training
         points whatever the kernel does between them."""
-        plain = GPClassifierEP(self.kernel, *np.exp(theta[:2]), max_sweeps=self.max_sweeps)
+        plain = GPClassifierEP(
+            self.kernel, *np.exp(theta[:2]), optimize=self.optimize, max_sweeps=self.max_sweeps
+        )
         plain.fit(X, y)
         amplitude, scale = plain.amplitude_, plain.length_scale_
         K = kernel_matrix(self.kernel, X, X, amplitude, scale)
@@ -149,6 +155,22 @@ class SLTGPClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
 
         result = minimize(objective, [theta[2]], jac=True, method="L-BFGS-B", bounds=[(0, 1)])
         return np.array([np.log(amplitude), np.log(scale), result.x[0]])
+
+    def with_rho(self, rho) -> SLTGPClassifier:
+        """A copy with the task similarity set to ``rho`` and everything else kept (the
+        kernel, the soft labels), its EP rerun: for scanning ``rho`` (Figure 2)."""
+        check_is_fitted(self)
+        if not (np.isscalar(rho) and 0 <= rho <= 1):
+            raise ValueError(f"rho must lie in [0, 1], got {rho!r}")
+        other = copy.copy(self)
+        K = kernel_matrix(
+            self.kernel, self.X_train_, self.X_train_, self.amplitude_, self.length_scale_
+        )
+        m, other.C_, other.G_ = conditional_prior(K, self.soft_labels_, rho)
+        other.ep_ = run_ep(other.C_, self.y_signed_, self.max_sweeps, init=self.ep_, offset=m)
+        other.rho_ = float(rho)
+        other.log_marginal_likelihood_ = other.ep_.log_marginal_likelihood
+        return other
 
     def _latent(self, X):
         check_is_fitted(self)
@@ -178,10 +200,3 @@ class SLTGPClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def pac_bayes_bound(self, delta=0.05, sigma0_sq=0.1) -> float:
-        """Theorem 1 (eq. 29) with the conditional marginal likelihood of eq. (25)."""
-        check_is_fitted(self)
-        return pac_bayes_bound(
-            self.log_marginal_likelihood_, self.X_train_.shape[0], delta, sigma0_sq
-        )
