@@ -1,10 +1,18 @@
 """Seed 002's bound constant b(sigma0^2): closed form, CVXPY, and the definition."""
 
+import warnings
+
 import numpy as np
 import pytest
+from scipy.special import logsumexp
 
-from cvxpb.gp import GPClassifierEP
-from cvxpb.gp.bound import b_constant, pac_bayes_bound
+from cvxpb.gp import GPClassifierEP, SLTGPClassifier
+from cvxpb.gp.bound import (
+    SubGaussianWarning,
+    b_constant,
+    pac_bayes_bound,
+    sub_gaussian_evidence,
+)
 
 
 def b_from_definition(sigma0_sq):
@@ -48,9 +56,50 @@ def test_bound_is_eq_29_and_the_classifier_reports_it():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 2))
     y = (X[:, 0] > 0).astype(int)
-    clf = GPClassifierEP().fit(X, y)
+    clf = GPClassifierEP(amplitude=0.3, optimize=False).fit(X, y)  # meets condition (28)
     assert clf.pac_bayes_bound(0.05, 0.1) == pac_bayes_bound(
         clf.log_marginal_likelihood_, 60, 0.05, 0.1
     )
     with pytest.raises(ValueError, match="delta must lie in"):
         clf.pac_bayes_bound(delta=0.0)
+
+
+def _condition_28_holds(mean, var, y, sigma0_sq):
+    """Condition (28) on the empirical distribution, checked on a wide grid of lambda
+    with the Gaussian moment generating function written out."""
+    lam = np.concatenate([-np.logspace(-4, 2, 200), np.logspace(-4, 2, 200)])
+    exponent = lam[:, None] * y[None, :] * mean[None, :] + lam[:, None] ** 2 * var[None, :] / 2
+    left = logsumexp(exponent, axis=1) - np.log(len(y))
+    return bool(np.all(left <= lam**2 * sigma0_sq / 2 + 1e-12))
+
+
+@pytest.mark.parametrize(
+    ("mean", "var", "sigma0_sq"),
+    [
+        ([0.0, 0.0, 0.0], [0.05, 0.08, 0.09], 0.1),  # holds
+        ([0.0, 0.0, 0.0], [0.05, 0.08, 0.2], 0.1),  # one variance too large
+        ([0.3, 0.1, 0.2], [0.01, 0.01, 0.01], 0.4),  # a mean that agrees with y
+        ([0.3, -0.3, 0.0], [0.01, 0.01, 0.01], 0.4),  # a mean orthogonal to y
+    ],
+)
+def test_sub_gaussian_evidence_flags_exactly_the_broken_cases(mean, var, sigma0_sq):
+    mean, var, y = np.array(mean), np.array(var), np.array([1.0, 1.0, -1.0])
+    largest_var, correlation = sub_gaussian_evidence(mean, var, y)
+    flagged = largest_var > sigma0_sq or abs(correlation) > 1e-12
+    holds = _condition_28_holds(mean, var, y, sigma0_sq)
+    assert flagged == (not holds)
+
+
+def test_bound_warns_when_the_prior_breaks_condition_28():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    small = GPClassifierEP(amplitude=0.3, optimize=False).fit(X, y)  # k(x, x) = 0.09
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert small.pac_bayes_bound(sigma0_sq=0.1) > 0
+    with pytest.warns(SubGaussianWarning, match="largest prior variance 0.09"):
+        small.pac_bayes_bound(sigma0_sq=0.05)
+    slt = SLTGPClassifier(rho=0.5, amplitude=0.3, optimize=False).fit(X, y, X_star=X)
+    with pytest.warns(SubGaussianWarning, match="mean of y \\* prior mean"):
+        slt.pac_bayes_bound(sigma0_sq=0.1)

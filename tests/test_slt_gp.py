@@ -7,6 +7,7 @@ from scipy import integrate
 from scipy.stats import multivariate_normal, norm
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from cvxpb.gp.bound import SubGaussianWarning
 from cvxpb.gp.classifier import GPClassifierEP, rbf
 from cvxpb.gp.ep import log_marginal_gradient, run_ep
 from cvxpb.gp.slt import SLTGPClassifier, conditional_prior
@@ -88,7 +89,8 @@ def test_empirical_bayes_uses_informative_soft_labels(privileged_data):
         slt.log_marginal_likelihood_ >= gpc.log_marginal_likelihood_ - 1e-9
     )  # rho = 0 is a candidate
     assert np.mean(slt.predict(X_new) != y_new) <= np.mean(gpc.predict(X_new) != y_new) + 0.01
-    bound = slt.pac_bayes_bound(delta=0.05, sigma0_sq=0.1)
+    with pytest.warns(SubGaussianWarning):  # the informative prior mean breaks (28)
+        bound = slt.pac_bayes_bound(delta=0.05, sigma0_sq=0.1)
     assert bound > -slt.log_marginal_likelihood_ / 120
 
 

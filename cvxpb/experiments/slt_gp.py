@@ -12,10 +12,13 @@ accuracy (%) and the fitting time of
 Kernels as the seed's Sections 5.1-5.6: linear for ``clean_soft_label``,
 ``clean_feature``, ``relevant_feature`` and ``independent_feature``, RBF otherwise.
 ``noisy_latent_gp`` (Section 5.8) fixes the RBF amplitude on ``X`` at ``k(x, x) = 1/4``
-and learns the length scale. For SLT-GP each row also holds Theorem 1's bound
+and learns the length scale. For SLT-GP each row also holds Theorem 1's eq. (29)
 (``delta = 0.05``, ``sigma0^2 = 0.1``) and, over ``rho`` in ``{0, 0.05, ..., 1}`` with the
-kernel and soft labels kept, the ``rho`` of least bound and of least test risk (the
-posterior-expected negative log likelihood on the test set): Figure 2. Several
+kernel and soft labels kept, the ``rho`` of least eq. (29) value and of least test risk
+(the posterior-expected negative log likelihood on the test set): Figure 2. Eq. (29)
+is Theorem 1's value, used as the seed uses it, to choose ``rho``; it is not a bound
+here, since SLT-GP's prior mean breaks the theorem's condition (28)
+(:func:`cvxpb.gp.bound.sub_gaussian_evidence`). Several
 ``sizes`` give Figure 1's accuracy against time (on our settings: FlowCAP does not ship
 offline). The seed's GPC+ baseline is not included.
 """
@@ -23,12 +26,14 @@ offline). The seed's GPC+ baseline is not included.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
 
 from cvxpb import datasets
 from cvxpb.gp import GPClassifierEP, SLTGPClassifier
+from cvxpb.gp.bound import SubGaussianWarning
 from cvxpb.parallel import run_parallel
 
 METHODS = ("GPC", "SLT-GP", "GPC (reference)")
@@ -45,13 +50,23 @@ def _options(setting) -> dict:
     return {"kernel": "rbf"}
 
 
+def theorem_1_value(clf) -> float:
+    """Eq. (29) at ``delta = 0.05``, ``sigma0^2 = 0.1``, as the seed uses it: an objective
+    for ``rho``. SLT-GP's informative prior mean breaks condition (28), so it is not
+    reported as a bound (the warning saying so is silenced here, deliberately)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SubGaussianWarning)
+        return clf.pac_bayes_bound(DELTA, SIGMA0_SQ)
+
+
 def rho_scan(slt, X_test, y_test, grid=RHO_GRID) -> dict:
-    """Over ``grid``, the ``rho`` of least bound and of least test risk (Figure 2)."""
+    """Over ``grid``, the ``rho`` of least eq. (29) value and of least test risk
+    (Figure 2)."""
     fits = [slt.with_rho(rho) for rho in grid]
-    bounds = [fit.pac_bayes_bound(DELTA, SIGMA0_SQ) for fit in fits]
+    values = [theorem_1_value(fit) for fit in fits]
     risks = [fit.gibbs_risk(X_test, y_test) for fit in fits]
     return {
-        "rho (least bound on grid)": float(grid[int(np.argmin(bounds))]),
+        "rho (least eq. 29 on grid)": float(grid[int(np.argmin(values))]),
         "rho (least test risk)": float(grid[int(np.argmin(risks))]),
     }
 
@@ -80,7 +95,7 @@ def one_repeat(setting, k, r=0.0, random_state=0, n_train=200) -> list[dict]:
         if method == "SLT-GP":
             extra = {
                 "rho": clf.rho_,
-                "bound": clf.pac_bayes_bound(DELTA, SIGMA0_SQ),
+                "eq. 29": theorem_1_value(clf),
                 "test risk": clf.gibbs_risk(test.X, test.y),
                 **rho_scan(clf, test.X, test.y),
             }
@@ -142,7 +157,7 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
         seconds=("seconds", "mean"),
         rho=("rho", "mean"),
         rho_test=("rho (least test risk)", "mean"),
-        bound=("bound", "mean"),
+        eq_29=("eq. 29", "mean"),
         test_risk=("test risk", "mean"),
         repeats=("repeat", "nunique"),
     ).reset_index()
@@ -191,7 +206,7 @@ def _plot_rho(noisy, path):
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
     for n, part in noisy.groupby("n"):
-        ax.plot(part["r"], part["rho"], "b-o", label=f"least bound (empirical Bayes), n={n}")
+        ax.plot(part["r"], part["rho"], "b-o", label=f"least eq. 29 (empirical Bayes), n={n}")
         ax.plot(part["r"], part["rho_test"], "r--s", label=f"least test risk, n={n}")
     ax.set(xlabel="noise rate r of the privileged information", ylabel="rho (mean)")
     ax.set_ylim(-0.02, 1.02)

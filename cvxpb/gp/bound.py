@@ -15,6 +15,8 @@ there or, past the range, at its end.
 
 from __future__ import annotations
 
+import warnings
+
 import cvxpy as cp
 import numpy as np
 from scipy.special import log_ndtr
@@ -85,19 +87,52 @@ def gibbs_nll_risk(mean, var, y, n_nodes: int = 64) -> float:
     return float(np.mean(losses @ weights) / np.sqrt(2 * np.pi))
 
 
+class SubGaussianWarning(UserWarning):
+    """The prior visibly breaks Theorem 1's condition (28): the number is not a bound."""
+
+
+def sub_gaussian_evidence(prior_mean, prior_var, y) -> tuple[float, float]:
+    """What the training sample shows of condition (28) for a GP prior with these
+    marginals at the training inputs: ``(max_i var_i, mean_i y_i m_i)``.
+
+    For ``f(x) ~ N(m(x), v(x))``, ``E_f exp(lam y f(x)) = exp(lam y m(x) + lam^2 v(x)/2)``.
+    As ``lam -> 0`` condition (28) then needs ``E[y m(x)] = 0``, and as ``lam -> inf`` it
+    needs ``v(x) <= sigma0^2`` wherever ``x`` has mass: so ``sigma0^2`` below the
+    sample's largest prior variance, or a prior mean that correlates with the labels
+    (SLT-GP's conditional prior with informative soft labels and ``rho > 0``), breaks
+    the condition (on the empirical distribution; the true one is not seen)."""
+    y = np.asarray(y, dtype=float)
+    return float(np.max(prior_var)), float(np.mean(y * np.asarray(prior_mean)))
+
+
 class PACBayesMixin:
     """Theorem 1's bound and the risk it bounds, for the fitted GP classifiers (which
-    provide ``log_marginal_likelihood_``, ``X_train_``, ``classes_`` and ``_latent``)."""
+    provide ``log_marginal_likelihood_``, ``X_train_``, ``classes_``, ``_latent`` and
+    ``_prior_marginals``)."""
 
     def pac_bayes_bound(self, delta=0.05, sigma0_sq=0.1) -> float:
         """Seed 002's Theorem 1 (eq. 29) with ``log Z`` the EP log marginal likelihood
         (for SLT-GP, eq. 25's): a bound on the posterior-expected negative log likelihood
         risk, valid when the prior satisfies the sub-Gaussian condition (28) with
-        ``sigma0_sq < 1/2``."""
+        ``sigma0_sq < 1/2``. A :class:`SubGaussianWarning` says when the training
+        sample already shows the condition broken (:func:`sub_gaussian_evidence`)."""
         check_is_fitted(self)
-        return pac_bayes_bound(
+        value = pac_bayes_bound(
             self.log_marginal_likelihood_, self.X_train_.shape[0], delta, sigma0_sq
         )
+        largest_var, label_correlation = sub_gaussian_evidence(
+            *self._prior_marginals(), np.where(self.y_signed_ > 0, 1, -1)
+        )
+        if largest_var > sigma0_sq or abs(label_correlation) > 1e-12:
+            warnings.warn(
+                f"condition (28) fails on the training sample (largest prior variance "
+                f"{largest_var:.3g} against sigma0_sq = {sigma0_sq}, mean of y * prior "
+                f"mean {label_correlation:.3g}, which must be 0): {value:.4g} is Theorem "
+                "1's value, not a bound for this prior",
+                SubGaussianWarning,
+                stacklevel=2,
+            )
+        return value
 
     def gibbs_risk(self, X, y) -> float:
         """:func:`gibbs_nll_risk` of the posterior on ``(X, y)``: held out, an estimate of

@@ -96,7 +96,7 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
         if self.optimize not in OPTIMIZE:
             raise ValueError(f"optimize must be one of {OPTIMIZE}, got {self.optimize!r}")
         signed = np.where(y == self.classes_[1], 1.0, -1.0)
-        self.X_train_ = X
+        self.X_train_, self.y_signed_ = X, signed
         theta = np.log([self.amplitude, self.length_scale])
         if self.optimize:
             theta = self._search(X, signed, theta)
@@ -141,6 +141,11 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
         K_cross = kernel_matrix(self.kernel, self.X_train_, X, self.amplitude_, self.length_scale_)
         diag = kernel_diagonal(self.kernel, X, self.amplitude_)
         return predict_latent(self.ep_, K, K_cross, diag)
+
+    def _prior_marginals(self):
+        """The prior's means and variances at the training inputs."""
+        X = self.X_train_
+        return np.zeros(X.shape[0]), kernel_diagonal(self.kernel, X, self.amplitude_)
 
     def predict_proba(self, X):
         """``Phi(mu / sqrt(1 + sigma^2))`` for the second class (eq. 3.80)."""

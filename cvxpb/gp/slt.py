@@ -187,6 +187,12 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         mean, var = predict_latent(self.ep_, self.C_, C_cross, C_diag)
         return prior_mean + mean, var
 
+    def _prior_marginals(self):
+        """The conditional prior's means and variances at the training inputs."""
+        X = self.X_train_
+        K = kernel_matrix(self.kernel, X, X, self.amplitude_, self.length_scale_)
+        return self.rho_ * K @ (self.G_ @ self.soft_labels_), np.diag(self.C_)
+
     def decision_function(self, X):
         """``mu / sqrt(1 + sigma^2)`` of the target latent (eq. 23's argument)."""
         mean, var = self._latent(X)
