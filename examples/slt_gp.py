@@ -7,9 +7,13 @@ features into soft labels and transfers them with task similarity rho.
 """
 
 import time
+import warnings
+
+import numpy as np
 
 from cvxpb import datasets
 from cvxpb.gp import GPClassifierEP, SLTGPClassifier
+from cvxpb.gp.bound import SubGaussianWarning
 
 train, test = datasets.privileged("relevant_feature", n_train=100, random_state=0)
 print(f"{train.description}: {train.X.shape[0]} training, {test.X.shape[0]} test examples")
@@ -22,12 +26,23 @@ slt = SLTGPClassifier(kernel="linear", privileged_kernel="linear")
 slt.fit(train.X, train.y, X_star=train.X_star)
 slt_seconds = time.perf_counter() - start
 
-# Theorem 1 bounds the posterior-expected negative log likelihood; sigma0^2 = 0.1 is
-# an assumption on the prior (condition 28), not something the data check.
-print(f"\n{'':8} {'accuracy':>8} {'seconds':>8} {'bound':>7} {'test risk':>9}")
-for name, clf, seconds in (("GPC", gpc, gpc_seconds), ("SLT-GP", slt, slt_seconds)):
-    accuracy = clf.score(test.X, test.y)
-    bound = clf.pac_bayes_bound(delta=0.05, sigma0_sq=0.1)
+# Theorem 1 bounds the posterior-expected negative log likelihood (the "test risk"
+# column estimates it) for priors meeting its condition (28) with sigma0^2 = 0.1. The
+# empirical-Bayes priors break it (a warning says so and how); a GPC whose prior
+# variance k(x, x) = a^2 ||x||^2 stays below 0.1 on the data meets the visible part.
+amplitude = np.sqrt(0.099 / np.max(np.sum(train.X**2, axis=1)))
+small = GPClassifierEP(kernel="linear", amplitude=amplitude, optimize=False)
+small.fit(train.X, train.y)
+fits = (("GPC", gpc, gpc_seconds), ("SLT-GP", slt, slt_seconds), ("GPC, k<=0.1", small, 0.0))
+print(f"\n{'':12} {'accuracy':>8} {'seconds':>8} {'eq. 29':>7} {'test risk':>9}  bound?")
+for name, clf, seconds in fits:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SubGaussianWarning)
+        value = clf.pac_bayes_bound(delta=0.05, sigma0_sq=0.1)
     risk = clf.gibbs_risk(test.X, test.y)
-    print(f"{name:8} {accuracy:8.3f} {seconds:8.2f} {bound:7.3f} {risk:9.3f}")
+    verdict = "no: (28) fails" if caught else "yes"
+    print(
+        f"{name:12} {clf.score(test.X, test.y):8.3f} {seconds:8.2f} {value:7.3f} "
+        f"{risk:9.3f}  {verdict}"
+    )
 print(f"\nSLT-GP's task similarity rho = {slt.rho_:.3f} (empirical Bayes)")
