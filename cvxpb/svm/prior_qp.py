@@ -91,7 +91,7 @@ def _newton_to_the_box(H, v, C, a, ridge, max_steps=50):
             return a
         step = np.zeros_like(a)
         step[free] = _solve_psd(H[np.ix_(free, free)], gradient[free], ridge)
-        for t in 0.5 ** np.arange(30):
+        for t in 0.5 ** np.arange(12):
             trial = np.clip(a + t * step, 0, C)
             trial_value = value(trial)
             if trial_value > current:
