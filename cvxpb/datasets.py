@@ -27,7 +27,7 @@ COMMON = (
     "wdbc",
 )
 SKLEARN = ("breast_cancer", "digits")
-SYNTHETIC = ("waveform", "ringnorm")
+SYNTHETIC = ("waveform", "waveform21", "ringnorm")
 NAMES = COMMON + SKLEARN + SYNTHETIC
 
 
@@ -77,29 +77,40 @@ def _sklearn(name: str, digit: int) -> Dataset:
     return Dataset(name, X.astype(float), np.where(y == digit, 1, -1), description)
 
 
-def waveform(n: int = 5000, noise: bool = True, classes=(1, 2), random_state=None) -> Dataset:
+def waveform(
+    n: int = 5000, noise: bool = True, classes=(1, 2), random_state=None, one_vs_rest=None
+) -> Dataset:
     """Breiman's waveform data (CART, 1984), two of its three classes.
 
     With ``h1(i) = max(6 - |i - 11|, 0)``, ``h2(i) = h1(i - 4)``, ``h3(i) = h1(i + 4)`` on
     ``i = 1..21`` and ``u ~ U(0, 1)``: class 0 is ``u h1 + (1-u) h2``, class 1
     ``u h1 + (1-u) h3``, class 2 ``u h2 + (1-u) h3``, each plus N(0, 1) noise; ``noise``
     appends 19 pure N(0, 1) features (the 40-feature set of seed 000). ``n`` examples are
-    drawn from the two ``classes`` in equal proportion, ``classes[1]`` labelled +1.
+    drawn from the two ``classes`` in equal proportion, ``classes[1]`` labelled +1; with
+    ``one_vs_rest`` set, from all three classes equally, that class labelled +1 (seed
+    001's 21-feature "wav" set, 1647 / 3353).
     """
     rng = np.random.default_rng(random_state)
     i = np.arange(1, 22)
     h1 = np.maximum(6 - np.abs(i - 11), 0)
     h2, h3 = np.maximum(6 - np.abs(i - 15), 0), np.maximum(6 - np.abs(i - 7), 0)
     pairs = {0: (h1, h2), 1: (h1, h3), 2: (h2, h3)}
-    label = rng.integers(0, 2, n)
+    if one_vs_rest is None:
+        drawn = np.asarray(classes)[rng.integers(0, 2, n)]
+        positive = drawn == classes[1]
+        description = f"Breiman's waveform, classes {classes[0]} (-1) and {classes[1]} (+1)"
+    else:
+        drawn = rng.integers(0, 3, n)
+        positive = drawn == one_vs_rest
+        description = f"Breiman's waveform, class {one_vs_rest} (+1) against the other two"
     u = rng.uniform(size=(n, 1))
-    first = np.where(label[:, None] == 1, pairs[classes[1]][0], pairs[classes[0]][0])
-    second = np.where(label[:, None] == 1, pairs[classes[1]][1], pairs[classes[0]][1])
+    first = np.array([pairs[c][0] for c in range(3)])[drawn]
+    second = np.array([pairs[c][1] for c in range(3)])[drawn]
     X = u * first + (1 - u) * second + rng.standard_normal((n, 21))
     if noise:
         X = np.hstack([X, rng.standard_normal((n, 19))])
-    description = f"Breiman's waveform, classes {classes[0]} (-1) and {classes[1]} (+1)"
-    return Dataset("waveform", X, np.where(label == 1, 1, -1), description)
+        description += ", 19 noise features"
+    return Dataset("waveform", X, np.where(positive, 1, -1), description)
 
 
 def ringnorm(n: int = 7400, d: int = 20, random_state=None) -> Dataset:
@@ -126,6 +137,9 @@ def load(name: str, digit: int = 5, random_state=0, n: int | None = None) -> Dat
         return _sklearn(name, digit)
     if name == "waveform":
         return waveform(n or 5000, random_state=random_state)
+    if name == "waveform21":
+        data = waveform(n or 5000, noise=False, random_state=random_state, one_vs_rest=0)
+        return Dataset("waveform21", data.X, data.y, data.description)
     if name == "ringnorm":
         return ringnorm(n or 7400, random_state=random_state)
     raise ValueError(f"unknown dataset {name!r}; known: {', '.join(NAMES)}")

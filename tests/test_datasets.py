@@ -47,6 +47,17 @@ def test_waveform_class_means_are_breimans_mixtures():
     assert noise.shape[1] == 19 and abs(noise.mean()) < 0.01 and abs(noise.var() - 1) < 0.01
 
 
+def test_seed_001_waveform_is_one_class_against_the_other_two():
+    data = datasets.load("waveform21", n=60_000)
+    i = np.arange(1, 22)
+    h1 = np.maximum(6 - np.abs(i - 11), 0)
+    h2, h3 = np.maximum(6 - np.abs(i - 15), 0), np.maximum(6 - np.abs(i - 7), 0)
+    assert data.X.shape[1] == 21 and abs(np.mean(data.y == 1) - 1 / 3) < 0.01
+    assert np.allclose(data.X[data.y == 1].mean(0), (h1 + h2) / 2, atol=0.06)
+    rest = ((h1 + h3) / 2 + (h2 + h3) / 2) / 2  # classes 1 and 2 in equal shares
+    assert np.allclose(data.X[data.y == -1].mean(0), rest, atol=0.06)
+
+
 def test_ringnorm_moments():
     data = datasets.ringnorm(40_000, random_state=1)
     inner, outer = data.X[data.y == 1], data.X[data.y == -1]
