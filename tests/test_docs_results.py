@@ -84,7 +84,7 @@ SUMMARIES = [
                 "bound_sd": ("bound", "std"),
             },
         )
-        for folder in ("prior_svm", "prior_svm_digits")
+        for folder in ("prior_svm", "prior_svm_digits", "prior_svm_breiman", "prior_svm_pima_2c")
     ],
     *[
         (

@@ -144,8 +144,10 @@ def eta_prior_qp(H, y, g, C, tol=1e-10, max_eta=1e8, max_steps=200):
     each :func:`box_qp` warm-started from the last. ``a`` is then the mix of the
     bracket's two solutions that meets the equality exactly (``a(eta)`` may jump at the
     root, where both are optimal). Returns ``(a, eta, converged)``; not converged when
-    ``|eta|`` would pass ``max_eta`` (every ``y_i g_i`` of one sign: the prior alone
-    separates the data) or a box QP did not converge.
+    a box QP did not converge or ``|eta|`` would pass ``max_eta`` (a safeguard: ``phi``
+    tends to ``C`` times the sum of the negative ``y_i g_i`` as ``eta -> inf`` and of the
+    positive ones as ``eta -> -inf``, and is 0 from some finite ``eta`` on when all
+    ``y_i g_i`` share a sign, so a root is always bracketed in exact arithmetic).
     """
     yg = y * g
     state = {"a": None, "ok": True}
