@@ -40,6 +40,11 @@ def kernel_matrix(kind, X, Z, amplitude, length_scale):
     return rbf(X, Z, amplitude, length_scale)[0]
 
 
+def fitted_kernel(clf, Z) -> np.ndarray:
+    """``k(X_train, Z)`` with a fitted classifier's kernel and hyperparameters."""
+    return kernel_matrix(clf.kernel, clf.X_train_, Z, clf.amplitude_, clf.length_scale_)
+
+
 def kernel_diagonal(kind, X, amplitude):
     """``k(x, x)`` for each row of ``X``."""
     if kind == "linear":
@@ -135,10 +140,7 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
     def _latent(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        K = kernel_matrix(
-            self.kernel, self.X_train_, self.X_train_, self.amplitude_, self.length_scale_
-        )
-        K_cross = kernel_matrix(self.kernel, self.X_train_, X, self.amplitude_, self.length_scale_)
+        K, K_cross = fitted_kernel(self, self.X_train_), fitted_kernel(self, X)
         diag = kernel_diagonal(self.kernel, X, self.amplitude_)
         return predict_latent(self.ep_, K, K_cross, diag)
 

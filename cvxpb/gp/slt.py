@@ -31,6 +31,7 @@ from cvxpb.gp.bound import PACBayesMixin
 from cvxpb.gp.classifier import (
     KERNELS,
     GPClassifierEP,
+    fitted_kernel,
     kernel_diagonal,
     kernel_matrix,
 )
@@ -163,9 +164,7 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         if not (np.isscalar(rho) and 0 <= rho <= 1):
             raise ValueError(f"rho must lie in [0, 1], got {rho!r}")
         other = copy.copy(self)
-        K = kernel_matrix(
-            self.kernel, self.X_train_, self.X_train_, self.amplitude_, self.length_scale_
-        )
+        K = fitted_kernel(self, self.X_train_)
         m, other.C_, other.G_ = conditional_prior(K, self.soft_labels_, rho)
         other.ep_ = run_ep(other.C_, self.y_signed_, self.max_sweeps, init=self.ep_, offset=m)
         other.rho_ = float(rho)
@@ -175,10 +174,7 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
     def _latent(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        k_cross = kernel_matrix(self.kernel, self.X_train_, X, self.amplitude_, self.length_scale_)
-        K = kernel_matrix(
-            self.kernel, self.X_train_, self.X_train_, self.amplitude_, self.length_scale_
-        )
+        k_cross, K = fitted_kernel(self, X), fitted_kernel(self, self.X_train_)
         prior_mean = self.rho_ * k_cross.T @ (self.G_ @ self.soft_labels_)
         C_cross = k_cross - self.rho_**2 * K @ self.G_ @ k_cross
         C_diag = kernel_diagonal(self.kernel, X, self.amplitude_) - self.rho_**2 * np.sum(
@@ -189,8 +185,7 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
 
     def _prior_marginals(self):
         """The conditional prior's means and variances at the training inputs."""
-        X = self.X_train_
-        K = kernel_matrix(self.kernel, X, X, self.amplitude_, self.length_scale_)
+        K = fitted_kernel(self, self.X_train_)
         return self.rho_ * K @ (self.G_ @ self.soft_labels_), np.diag(self.C_)
 
     def decision_function(self, X):
