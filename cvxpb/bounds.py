@@ -3,15 +3,17 @@
 Every bound here is a function of the posterior-averaged empirical risk
 ``L = sum q_i l_i`` and of a divergence ``div``, increasing in both:
 
-chi-squared divergence (seed 000, Theorem 1 with alpha = 2), ``D = sum q^2/p``:
+chi-squared divergence (Sahu & Hemachandra, Theorem 1 with alpha = 2), ``D = sum q^2/p``:
 
 * ``linear``: ``R <= L + sqrt(D I_lin / delta)`` (eq. 8)
 * ``sq``:     ``R <= L + (D I_sq / delta)^(1/4)`` (eq. 11)
 * ``kl``:     ``kl(L, R) <= sqrt(D I_kl / delta)`` (eq. 13)
 
-Renyi divergence of order ``alpha > 1`` (Theorem 1), ``D = sum q^alpha p^(1-alpha)``:
-``phi(L, R) <= D^(1/alpha) (I_phi(m, alpha') / delta)^(1/alpha')``, ``alpha' = alpha/(alpha-1)``,
-with ``I_phi`` taken of ``|phi|``; chi2 is ``alpha = 2``.
+Renyi divergence of order ``alpha > 1`` (Theorem 1, after Begin et al., 2016),
+``D_alpha = log(sum q^alpha p^(1-alpha)) / (alpha - 1)``:
+``phi(L, R) <= exp((D_alpha + log I_phi(m, alpha') - log delta) / alpha')``,
+``alpha' = alpha/(alpha-1)``, with ``I_phi`` taken of ``|phi|``; everything in log
+space, since ``I_phi`` underflows and the moment overflows as ``alpha -> 1``.
 
 KL divergence, ``K = KL(Q||P)``:
 
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cvxpb.constants import bound_constant
+from cvxpb.constants import bound_constant, check_order, conjugate, log_bound_constant
 from cvxpb.distances import DISTANCES, nudge
 from cvxpb.kl import kl
 
@@ -44,20 +46,16 @@ DISTANCES_BY_DIVERGENCE = {
 def check_alpha(divergence: str, alpha) -> float:
     """The Renyi order: 2 for chi2, a finite number > 1 for renyi, unused for kl."""
     if divergence == "chi2":
-        if alpha not in (None, 2, 2.0):
-            raise ValueError(f'alpha is 2 for divergence="chi2"; use "renyi" for alpha={alpha}')
+        if alpha is not None and (isinstance(alpha, bool) or alpha != 2):
+            raise ValueError(f'alpha is 2 for divergence="chi2"; use "renyi" for alpha={alpha!r}')
         return 2.0
     if divergence == "kl":
         if alpha is not None:
             raise ValueError('alpha is only used with divergence="renyi" or "chi2"')
         return None
-    try:
-        alpha = float(alpha)
-    except (TypeError, ValueError):
-        raise ValueError(f'divergence="renyi" needs alpha > 1, got {alpha!r}') from None
-    if not (np.isfinite(alpha) and alpha > 1):
-        raise ValueError(f'divergence="renyi" needs a finite alpha > 1, got {alpha!r}')
-    return alpha
+    if alpha is None:
+        raise ValueError('divergence="renyi" needs alpha > 1, a finite number; got None')
+    return check_order(alpha)
 
 
 def default_grid(distance: str, m: int) -> np.ndarray | None:
@@ -99,6 +97,9 @@ class Bound:
         self.distance, self.divergence = distance, divergence
         self.m, self.delta = m, delta
         self.alpha = check_alpha(divergence, alpha)
+        self.log_constant = (
+            None if divergence == "kl" else log_bound_constant(distance, m, constants, self.alpha)
+        )
         self.constant = (
             None if divergence == "kl" else bound_constant(distance, m, constants, self.alpha)
         )
@@ -123,15 +124,13 @@ class Bound:
         return self._renyi(L, div, rounding)
 
     def complexity(self, D, rounding: int = 0):
-        """Theorem 1's right side ``D^(1/alpha) (I/delta)^(1/alpha')``.
-
-        For chi2 (``alpha = 2``) that is ``sqrt(D I / delta)``.
-        """
-        if self.alpha == 2:
+        """Theorem 1's right side: ``sqrt(D I / delta)`` for chi2 (``D = sum q^2/p``),
+        ``exp((D_alpha + log I - log delta) / alpha')`` for Renyi (``D`` is ``D_alpha``)."""
+        if self.divergence == "chi2":
             return nudge(np.sqrt(nudge(D * self.constant / self.delta, rounding)), rounding)
-        inv_alpha = 1 / self.alpha
-        rhs = nudge(D, rounding) ** inv_alpha * (self.constant / self.delta) ** (1 - inv_alpha)
-        return nudge(nudge(rhs, rounding), rounding)
+        exponent = nudge(nudge(D, rounding) + (self.log_constant - np.log(self.delta)), rounding)
+        with np.errstate(over="ignore"):
+            return nudge(np.exp(nudge(exponent / conjugate(self.alpha), rounding)), rounding)
 
     def _renyi(self, L, D, rounding):
         return DISTANCES[self.distance].inverse(L, self.complexity(D, rounding), rounding)

@@ -1,35 +1,40 @@
-"""The constant ``I_phi(m, alpha')`` of Theorem 1 of seed 000, for alpha = 2.
+"""The constant ``I_phi(m, alpha')`` of Theorem 1 of Sahu & Hemachandra (Begin et al., 2016).
 
-``I_phi(m, 2) = sup_{l in [0, 1]} sum_k Bin(k; m, l) phi(k/m, l)^2``.
+``I_phi(m, alpha') = sup_{l in [0, 1]} sum_k Bin(k; m, l) |phi(k/m, l)|^alpha'``,
+``alpha' = alpha / (alpha - 1)``.
 
 ``constants="exact"`` computes it from this definition; ``constants="paper"``
-uses the seed's own numbers, to reproduce its tables (DESIGN.md item 1):
+uses Sahu & Hemachandra's own numbers for ``alpha = 2``, to reproduce their tables:
 
 ========  ==========================  ==============================================
 distance  exact                       paper
 ========  ==========================  ==============================================
 linear    ``1/(4m)``                  the same
 sq        ``(3m-2)/(16 m^3)``         ``(12m-11)/(16 m^3)`` (Lemma 2; about 4x larger)
-kl        global sup over log l       Table 5, with ``I(1028)`` for ``m > 1028``
+kl        certified sup over ``l``    Table 5, with ``I(1028)`` for ``m > 1028``
 ========  ==========================  ==============================================
+
+Every other order is a certified supremum (:mod:`cvxpb.supremum`), computed in log
+space: :func:`log_bound_constant` is what the bounds use, since ``I`` under- or
+overflows for orders near 1 (``alpha' -> inf``).
 """
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.stats import binom
 
-from cvxpb.kl import kl
+from cvxpb.distances import nudge
+from cvxpb.supremum import MomentFunction, log_supremum
 from cvxpb.validation import check_choice
 
 DISTANCES = ("linear", "sq", "kl")
 CONSTANTS = ("exact", "paper")
 
-# Seed 000, Table 5: m -> I_kl(m) as printed.
+# Sahu & Hemachandra, Table 5: m -> I_kl(m) as printed.
 PAPER_KL_TABLE = {
     50: 0.0074799,
     100: 0.0037092,
@@ -39,19 +44,38 @@ PAPER_KL_TABLE = {
     1020: 0.0003609,
     1028: 0.0003580,
 }
-# Relative margin added to the numerically found kl supremum: it covers the
-# optimizer's tolerance (second order at a smooth maximum) and summation error.
-KL_SUP_MARGIN = 1e-12
-_WINDOW_STD = 60.0
+MAX_SAMPLE_SIZE = 2**53  # every integer up to here is a float, exactly
+MAX_SUMMED_SIZE = 10**6  # the largest m whose constant is computed by binomial sums
+KL_MAX_POWER = 101.0  # alpha' for the kl distance at most this (alpha >= 1.01)
 
 
 def check_sample_size(m) -> int:
-    """Return ``m`` as an int, or raise ValueError if it is not an integer >= 1."""
+    """Return ``m`` as an int, or raise ValueError unless it is an integer in
+    ``[1, 2^53]`` (a real number, not a string or a bool)."""
     if isinstance(m, bool) or not isinstance(m, Integral | float | np.floating):
         raise ValueError(f"m must be an integer >= 1, got {m!r}")
-    if not float(m).is_integer() or m < 1:
+    if not (math.isfinite(m) and float(m).is_integer()) or m < 1:
         raise ValueError(f"m must be an integer >= 1, got {m!r}")
+    if m > MAX_SAMPLE_SIZE:
+        raise ValueError(f"m must be at most 2^53 = {MAX_SAMPLE_SIZE}, got {m!r}")
     return int(m)
+
+
+def check_order(alpha) -> float:
+    """The Renyi order ``alpha``: a real number, finite and > 1."""
+    if isinstance(alpha, bool) or not isinstance(alpha, Real):
+        raise ValueError(
+            f"alpha (the Renyi order) must be a real number, a finite alpha > 1; got {alpha!r}"
+        )
+    alpha = float(alpha)
+    if not (math.isfinite(alpha) and alpha > 1):
+        raise ValueError(f"alpha (the Renyi order) must be a finite alpha > 1, got {alpha!r}")
+    return alpha
+
+
+def conjugate(alpha: float) -> float:
+    """``alpha' = alpha / (alpha - 1)``."""
+    return alpha / (alpha - 1)
 
 
 def linear_constant(m: int) -> float:
@@ -76,35 +100,32 @@ def squared_constant(m: int, constants: str = "exact") -> float:
     return (3 * m - 2) / (16 * m**3)
 
 
-def _k_window(m: int, l: float) -> np.ndarray:
-    """Values of k carrying all but a negligible (< 1e-300) binomial mass."""
-    if m <= 20000:
-        return np.arange(m + 1)
-    spread = _WINDOW_STD * np.sqrt(m * l * (1 - l)) + _WINDOW_STD
-    lo, hi = max(0, int(m * l - spread)), min(m, int(m * l + spread) + 1)
-    return np.arange(lo, hi + 1)
+def _check_power(distance: str, power: float) -> None:
+    if distance == "kl" and power > KL_MAX_POWER:
+        raise ValueError(
+            f"the kl distance's constant is computed for alpha' <= {KL_MAX_POWER:g} "
+            f"(alpha >= {KL_MAX_POWER / (KL_MAX_POWER - 1):.4f}), got alpha'={power:g}; "
+            "as alpha tends to 1 the kl bound tends to the vacuous value 1"
+        )
 
 
-def _phi_power(distance: str, k, m: int, l: float, power: float):
-    """``|phi(k/m, l)|^power``: ``|k/m - l|``, ``(k/m - l)^2`` or ``kl(k/m, l)``."""
-    if distance == "linear":
-        return np.abs(k / m - l) ** power
-    if distance == "sq":
-        return np.abs(k / m - l) ** (2 * power)
-    return kl(k / m, l) ** power
+def check_summed_size(m: int) -> int:
+    """``m`` if the supremum's binomial sums are within reach (at most ``MAX_SUMMED_SIZE``)."""
+    if m > MAX_SUMMED_SIZE:
+        raise ValueError(
+            f"m={m} is above {MAX_SUMMED_SIZE:.0e}, the largest sample size for which cvxpb "
+            "certifies a constant computed by binomial sums (the kl distance, and every "
+            "distance with a Renyi order other than 2); the linear and sq distances with "
+            "chi2 have closed forms for any m"
+        )
+    return m
 
 
 def moment(m: int, l: float, distance: str = "kl", power: float = 2.0) -> float:
-    """``sum_k Bin(k; m, l) |phi(k/m, l)|^power``.
-
-    ``scipy.stats.binom.pmf`` (Boost's algorithm) neither overflows nor loses
-    accuracy at large ``m``: at ``m = 10^6`` it is within 4e-15 of mpmath, whereas
-    ``exp(binom.logpmf)``, a difference of log-gammas, is off by 2e-9.
-    """
+    """``sum_k Bin(k; m, l) |phi(k/m, l)|^power`` (log space inside; may underflow to 0)."""
     if l <= 0 or l >= 1:
         return 0.0
-    k = _k_window(m, l)
-    return float(np.sum(binom.pmf(k, m, l) * _phi_power(distance, k, m, l, power)))
+    return math.exp(MomentFunction(check_sample_size(m), distance, power).log_value(l)[0])
 
 
 def kl_moment(m: int, l: float) -> float:
@@ -112,36 +133,33 @@ def kl_moment(m: int, l: float) -> float:
     return moment(m, l, "kl", 2.0)
 
 
-def _log_grid(m: int) -> np.ndarray:
-    # The kl supremum sits near l = 2.6/m (and its mirror); a second mode sits at 1/2.
-    return np.geomspace(1e-3 / m, 0.5, 600)
-
-
 @lru_cache(maxsize=256)
-def moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tuple[float, float]:
-    """Global ``sup_l sum_k Bin(k; m, l) |phi(k/m, l)|^power`` and its maximizer.
+def log_moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tuple[float, float]:
+    """``(log I, l_star)``: a certified upper bound on ``log sup_l sum_k Bin(k; m, l)
+    |phi(k/m, l)|^power`` and a maximizer ``l_star <= 1/2`` (``1 - l_star`` mirrors it).
 
-    Each function is symmetric about 1/2 and may be multimodal, so a grid in
-    ``log l`` over ``(0, 1/2]`` finds the global mode and a bounded Brent search
-    refines it. Returns ``(value, l_star)`` with ``l_star <= 1/2`` (``1 - l_star``
-    is the mirror maximizer); the value is rounded up by ``KL_SUP_MARGIN``.
+    See :mod:`cvxpb.supremum`: the bound holds on every cell of ``(0, 1/2]``, with the
+    floating-point error of the sums added, and is within about 1e-12 of the supremum.
     """
-    m = check_sample_size(m)
+    m = check_summed_size(check_sample_size(m))
     check_choice(distance, "distance", DISTANCES)
-    grid = _log_grid(m)
-    values = np.array([moment(m, l, distance, power) for l in grid])
-    best = int(np.argmax(values))
-    lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]
-    res = minimize_scalar(
-        lambda t: -moment(m, float(np.exp(t)), distance, power),
-        bounds=(np.log(lo), np.log(hi)),
-        method="bounded",
-        options={"xatol": 1e-12},
-    )
-    l_star, value = float(np.exp(res.x)), -float(res.fun)
-    if values[best] > value:
-        l_star, value = float(grid[best]), float(values[best])
-    return value * (1 + KL_SUP_MARGIN), l_star
+    _check_power(distance, power)
+    upper, _, l_star = log_supremum(m, distance, power)
+    return upper, l_star
+
+
+def moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tuple[float, float]:
+    """``(I, l_star)``: :func:`log_moment_supremum` exponentiated and rounded up."""
+    log_value, l_star = log_moment_supremum(m, distance, power)
+    return exp_up(log_value), l_star
+
+
+def exp_up(log_value: float) -> float:
+    """``exp(log_value)`` rounded up: at least the smallest positive float, ``inf`` on
+    overflow, so that an upper bound stays one."""
+    if log_value > 709.78:
+        return math.inf
+    return max(float(nudge(math.exp(log_value), +1)), math.ulp(0.0))
 
 
 def kl_supremum(m: int) -> tuple[float, float]:
@@ -170,22 +188,46 @@ def kl_constant(m: int, constants: str = "exact") -> float:
     return PAPER_KL_TABLE[max(tabulated)]
 
 
-def bound_constant(distance: str, m: int, constants: str = "exact", alpha: float = 2.0) -> float:
-    """``I_phi(m, alpha')`` for ``distance`` in ``("linear", "sq", "kl")``.
+def log_bound_constant(
+    distance: str, m: int, constants: str = "exact", alpha: float = 2.0
+) -> float:
+    """``log I_phi(m, alpha')``, rounded up: what the bounds use.
 
-    ``alpha' = alpha / (alpha - 1)``. For ``alpha = 2`` (chi-squared) the closed
-    forms above; for other Renyi orders the supremum over ``l`` of
-    ``sum_k Bin(k; m, l) |phi(k/m, l)|^alpha'``, found globally. The paper has no
-    values there, so ``constants="paper"`` needs ``alpha = 2``.
+    ``alpha = 2`` takes the closed forms (linear, sq) or Table 5 (``"paper"``);
+    every other case the certified supremum of :func:`log_moment_supremum`.
     """
     check_choice(distance, "distance", DISTANCES)
     check_choice(constants, "constants", CONSTANTS)
+    alpha = check_order(alpha)
+    m = check_sample_size(m)
     if alpha != 2:
         if constants == "paper":
             raise ValueError(f'constants="paper" exists only for alpha = 2, got alpha={alpha}')
-        return moment_supremum(check_sample_size(m), distance, alpha / (alpha - 1))[0]
+        return log_moment_supremum(m, distance, conjugate(alpha))[0]
+    if distance == "kl" and constants == "exact":
+        return log_moment_supremum(m, "kl", 2.0)[0]
+    return float(nudge(math.log(_order_two_constant(distance, m, constants)), +1))
+
+
+def _order_two_constant(distance: str, m: int, constants: str) -> float:
     if distance == "linear":
         return linear_constant(m)
     if distance == "sq":
         return squared_constant(m, constants)
     return kl_constant(m, constants)
+
+
+def bound_constant(distance: str, m: int, constants: str = "exact", alpha: float = 2.0) -> float:
+    """``I_phi(m, alpha')`` for ``distance`` in ``("linear", "sq", "kl")``.
+
+    ``alpha' = alpha / (alpha - 1)``. For ``alpha = 2`` (chi-squared) the closed
+    forms above; for other Renyi orders the certified supremum over ``l`` of
+    ``sum_k Bin(k; m, l) |phi(k/m, l)|^alpha'``. Sahu & Hemachandra give no values
+    there, so ``constants="paper"`` needs ``alpha = 2``. The value is rounded up:
+    where ``I`` is below the smallest float (orders near 1) it is that float, never
+    0; :func:`log_bound_constant` keeps every digit.
+    """
+    log_value = log_bound_constant(distance, m, constants, alpha)
+    if check_order(alpha) == 2:
+        return _order_two_constant(distance, check_sample_size(m), constants)
+    return exp_up(log_value)

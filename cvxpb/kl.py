@@ -19,7 +19,7 @@ _S_MAX = -np.log1p(-(1 - _EPS / 2))  # s of the largest float below 1
 
 
 _SERIES_RADIUS = 0.1
-_SERIES_TERMS = 24
+_SERIES_TERMS = 8
 
 
 def _log_ratio(a, b):
@@ -33,16 +33,22 @@ def _log_ratio(a, b):
 def _scaled_psi(weight, x, log_one_plus_x, linear):
     """``-weight * psi(x)``, ``psi(x) = log1p(x) - x``, accurate to a few ulps.
 
-    Near ``x = 0`` a series; elsewhere ``-weight log(1 + x) + linear`` with
+    Near ``x = 0`` the series in ``u = x / (2 + x)`` (``log1p(x) = 2 atanh(u)``):
+    ``psi = -2u^2/(1-u) + 2u^3 (1/3 + u^2/5 + u^4/7 + ...)``, whose two parts have
+    one sign each (no cancellation); for ``|x| < 0.1``, ``u^2 < 0.0028`` and eight
+    terms reach double precision. Elsewhere ``-weight log(1 + x) + linear`` with
     ``linear = weight * x`` passed in exactly (``h`` or ``-h``).
     """
     small = np.abs(x) < _SERIES_RADIUS
     out = -weight * log_one_plus_x + linear
     xs = x[small]
-    series = np.zeros_like(xs)
-    for k in range(_SERIES_TERMS, 1, -1):  # Horner on sum_{k>=2} (-1)^(k+1) x^(k-2) / k
-        series = series * xs + (-1.0) ** (k + 1) / k
-    out[small] = -weight[small] * xs * xs * series
+    u = xs / (2 + xs)
+    u2 = u * u
+    series = np.zeros_like(u)
+    for j in range(_SERIES_TERMS, 0, -1):  # Horner on sum_{j>=1} u^(2j-2) / (2j+1)
+        series = series * u2 + 1.0 / (2 * j + 1)
+    psi = -2 * u2 / (1 - u) + 2 * u2 * u * series
+    out[small] = -weight[small] * psi
     return out
 
 

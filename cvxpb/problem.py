@@ -124,11 +124,10 @@ class BoundProblem:
         return L, div
 
     def _rounded_bound(self, q, L, div) -> float:
-        """The bound with ``L`` and ``div`` rounded up first, then every operation."""
-        if self.divergence == "kl":  # KL's terms differ in sign: allow for their size
-            on = q > 0
-            size = np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(self.prior[on]))
-            div = max(div, 0.0) + 16 * _EPS * math.fsum(size) + 1e-300
+        """The bound with ``L`` and ``div`` rounded up first, then every operation;
+        ``div`` also carries its divergence's own rounding error (KL and Renyi sums have
+        terms of both signs)."""
+        div = max(div, 0.0) + self.divergence_function.rounding_error(q, self.prior)
         L, div = min(float(nudge(L, +1)), 1.0), float(nudge(div, +1))
         return float(self.bound_function(L, div, rounding=+1))
 

@@ -57,9 +57,16 @@ def test_renyi_exact_is_never_beaten_by_brute_force(seed, alpha, distance):
     prob = pb.BoundProblem(risks, m, delta, distance, "renyi", prior=prior, alpha=alpha)
     res = prob.solve()
     ours = bound(res.posterior, risks, prior, m, delta, distance, "renyi", alpha)
-    assert res.status == "optimal" and ours <= res.bound <= ours + 1e-9
+    assert ours <= res.bound <= ours + 1e-9
     brute = brute_force_minimum(risks, prior, m, delta, distance, "renyi", seed=seed, alpha=alpha)
     assert ours <= brute + 1e-10
+    assert brute >= res.certificate.lower_bound - 1e-12  # the certificate holds
+    # the status says what the certificate proves: for alpha > 2 the family's weights
+    # (t - d)^(1/(alpha-1)) have infinite slope at a breakpoint, and one float step of
+    # t there can leave a gap above tol
+    gap_within_tol = res.certificate.gap <= 1e-9
+    assert res.status == ("optimal" if gap_within_tol else "optimal_inaccurate")
+    assert res.certificate.gap <= (1e-9 if alpha <= 2 else 5e-3)  # see the comment above
 
 
 @pytest.mark.parametrize("distance", ["linear", "sq", "kl"])
@@ -67,7 +74,9 @@ def test_renyi_of_order_two_is_chi2(distance):
     risks = np.random.default_rng(5).uniform(0, 0.5, 300)
     chi2 = pb.BoundProblem(risks, 800, distance=distance).solve()
     renyi = pb.BoundProblem(risks, 800, distance=distance, divergence="renyi", alpha=2).solve()
-    assert renyi.bound == chi2.bound and np.array_equal(renyi.posterior, chi2.posterior)
+    # the same optimum; renyi carries log(sum q^2/p) where chi2 carries the sum itself
+    assert renyi.bound == pytest.approx(chi2.bound, rel=1e-10, abs=0)
+    assert np.allclose(renyi.posterior, chi2.posterior, rtol=0, atol=1e-5)  # a flat optimum
 
 
 def test_renyi_family_at_order_two_matches_the_cumulative_sums():
@@ -76,9 +85,10 @@ def test_renyi_family_at_order_two_matches_the_cumulative_sums():
     rng = np.random.default_rng(0)
     risks = np.round(rng.uniform(0, 0.5, 300) * 100) / 100
     prior = rng.dirichlet(np.ones(300))
-    x = np.concatenate([[0, 1e-9, 1e-3], np.linspace(0.01, 0.99, 50), [1 - 1e-9, 1]])
-    (L1, D1), (L2, D2) = Chi2Family(risks, prior).stats(x), RenyiFamily(risks, prior, 2.0).stats(x)
-    assert np.allclose(L1, L2, rtol=0, atol=1e-14) and np.allclose(D1, D2, rtol=1e-13)
+    v = np.concatenate([[-800, -40], np.linspace(-10, 10, 50), [40, 800]])
+    (L1, D1), (L2, D2) = Chi2Family(risks, prior).stats(v), RenyiFamily(risks, prior, 2.0).stats(v)
+    # the Renyi family carries D_2 = log(sum q^2/p); the chi2 family the sum itself
+    assert np.allclose(L1, L2, rtol=0, atol=1e-14) and np.allclose(np.log(D1), D2, atol=1e-13)
 
 
 @pytest.mark.parametrize("seed", range(4))

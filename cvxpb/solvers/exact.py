@@ -10,20 +10,29 @@ within ``tol``. The discarded intervals' lower bounds give the certificate.
 
 from __future__ import annotations
 
+import math
 import time
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 
 from cvxpb.result import Certificate
-from cvxpb.solvers.family import Chi2Family, GibbsFamily, RenyiFamily, initial_grid
+from cvxpb.solvers.family import (
+    V_MAX,
+    Chi2AsRenyi,
+    Chi2Family,
+    GibbsFamily,
+    RenyiFamily,
+    initial_grid,
+)
 
 SPLIT = 3  # pieces an open interval is cut into each round
 MAX_OPEN = 200_000  # open intervals at most; beyond, stop with status "max_rounds"
 
 
 def family_of(problem, support=None):
-    """The family that holds ``problem``'s optimal posteriors (DESIGN.md item 3); with
+    """The family that holds ``problem``'s optimal posteriors; with
     ``support`` (indices), those of the posteriors that vanish off it. The prior is then
     restricted, not renormalized, so the family's divergence is still against ``P``."""
     risks, prior = problem.risks, problem.prior
@@ -31,43 +40,59 @@ def family_of(problem, support=None):
         risks, prior = risks[support], prior[support]
     if problem.divergence == "kl":
         return GibbsFamily(risks, prior)
-    if problem.alpha == 2:
+    if problem.divergence == "chi2":
         return Chi2Family(risks, prior)
+    if problem.alpha == 2:
+        return Chi2AsRenyi(risks, prior)
     return RenyiFamily(risks, prior, problem.alpha)
 
 
 class _Search:
-    """Branch and bound over ``x in [0, 1]`` for ``min g(L(x), div(x))``."""
+    """Branch and bound over ``v in [-V_MAX, V_MAX]`` for ``min g(L(x), div(x))``.
 
-    def __init__(self, family, bound, tol):
+    ``evaluate(x)``, if given, is the bound at the family's posterior computed from
+    the posterior itself: every new incumbent is re-evaluated by it, so a value the
+    cumulative statistics got wrong never becomes the incumbent. Intervals close when
+    their lower bound reaches ``best - tol/2``; the other half of ``tol`` is left for
+    the rounding of the reported bound.
+    """
+
+    def __init__(self, family, bound, tol, evaluate=None):
         self.family, self.bound, self.tol = family, bound, tol
+        self.evaluate = evaluate
         x = initial_grid(family.breaks())
         L, div = family.stats(x)
-        values = bound(L, div)
-        self.best_value, self.best_x = np.inf, 0.0
-        self._update(x, values)
+        self.best_value, self.best_x = np.inf, -V_MAX
+        self._update(x, bound(L, div))
         self.a = (x[:-1], L[:-1], div[:-1])
         self.b = (x[1:], L[1:], div[1:])
+        self.closed_lower = np.inf
         self.unsplittable_lower = np.inf
         self.rounds = 0
 
     def _update(self, x, values):
         values = np.where(np.isnan(values), np.inf, values)
         i = int(np.argmin(values))
-        if values[i] < self.best_value:
-            self.best_value, self.best_x = float(values[i]), float(x[i])
+        if values[i] >= self.best_value:
+            return
+        value = float(values[i]) if self.evaluate is None else self.evaluate(float(x[i]))
+        if value < self.best_value:
+            self.best_value, self.best_x = value, float(x[i])
 
     def _lower_pair(self, a, b):
-        """``(L, div)`` at which ``g`` bounds the interval from below (monotonicity)."""
-        return (a[1], b[2]) if self.family.L_increasing else (b[1], a[2])
+        """``(L, div)`` at which ``g`` bounds the interval from below (monotonicity),
+        moved down by the statistics' rounding error."""
+        L, div = (a[1], b[2]) if self.family.L_increasing else (b[1], a[2])
+        return self.family.lower_terms(b[0], L, div)
 
     def run(self, max_rounds):
         a, b = self.a, self.b
         while True:
             mid_x = 0.5 * (a[0] + b[0])
             splittable = (mid_x > a[0]) & (mid_x < b[0])
-            closed = self.bound.at_least(*self._lower_pair(a, b), self.best_value - self.tol)
+            closed = self.bound.at_least(*self._lower_pair(a, b), self.best_value - self.tol / 2)
             keep = ~closed & splittable
+            self.closed_lower = min(self.closed_lower, self._lower(a, b, closed))
             self.unsplittable_lower = min(
                 self.unsplittable_lower, self._lower(a, b, ~closed & ~splittable)
             )
@@ -101,7 +126,7 @@ class _Search:
 
     def polish(self):
         """Refine the incumbent by bounded Brent search within one final interval of it."""
-        lo, hi = max(self.best_x - self.width, 0.0), min(self.best_x + self.width, 1.0)
+        lo, hi = max(self.best_x - self.width, -V_MAX), min(self.best_x + self.width, V_MAX)
         if hi <= lo:
             return
 
@@ -111,14 +136,12 @@ class _Search:
         res = minimize_scalar(
             objective, bounds=(lo, hi), method="bounded", options={"xatol": 1e-15}
         )
-        if res.fun < self.best_value:
-            self.best_value, self.best_x = float(res.fun), float(res.x)
+        self._update(np.array([res.x]), np.array([res.fun]))
 
     @property
     def lower_bound(self) -> float:
-        """Every discarded interval had ``g >= best - tol`` when it was discarded, and the
-        best value only decreases; open and unsplittable intervals count by their bounds."""
-        return min(self.best_value - self.tol, self.open_lower, self.unsplittable_lower)
+        """The least lower bound of every interval: closed, open or unsplittable."""
+        return min(self.closed_lower, self.open_lower, self.unsplittable_lower)
 
 
 def _neighbours(family, bound, x_best):
@@ -144,29 +167,49 @@ def _segment(family, x_best):
     return (float(values[max(k - 1, 0)]), right)
 
 
+def _evaluator(problem, family, support=None):
+    """``x -> g`` at the family's posterior, from the posterior's own exact sums."""
+
+    def evaluate(x):
+        posterior = family.posterior(x)
+        if support is not None:
+            full = np.zeros(problem.H)
+            full[support] = posterior
+            posterior = full
+        return float(problem.bound_function(*problem.terms(posterior)))
+
+    return evaluate
+
+
 def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
     """Globally minimize ``problem``'s bound; returns a :class:`~cvxpb.result.Result`.
 
-    ``tol`` is the certified gap (absolute, on the bound) at which branch and bound
-    stops; the incumbent is then polished, so it is usually optimal far below ``tol``.
+    ``status`` is ``"optimal"`` when the certificate's gap (reported bound minus the
+    proven lower bound on the minimum) is at most ``tol``; ``"optimal_inaccurate"``
+    when every interval closed but rounding left a larger gap; ``"max_rounds"`` when
+    the search stopped with intervals still open. ``tol`` is absolute, on the bound.
     """
+    check_tolerance(tol, max_rounds)
     start = time.perf_counter()
     family = family_of(problem)
-    search = _Search(family, problem.bound_function, tol)
+    search = _Search(family, problem.bound_function, tol, _evaluator(problem, family))
     search.run(max_rounds)
     search.polish()
     posterior = family.posterior(search.best_x)
-    status = "optimal" if search.open_lower == np.inf else "max_rounds"
     seconds = time.perf_counter() - start
     result = problem.result_from_posterior(
         posterior,
         method="exact",
-        status=status,
+        status="max_rounds",
         seconds=seconds,
         iterations=search.rounds,
-        message=f"branch and bound: {search.rounds} rounds, tol={tol:g}",
     )
     L, div = result.empirical_risk, result.divergence
+    gap = result.bound - search.lower_bound
+    if search.open_lower < np.inf:
+        status = "max_rounds"
+    else:
+        status = "optimal" if gap <= tol else "optimal_inaccurate"
     certificate = Certificate(
         parameter=family.parameter,
         value=float(
@@ -174,11 +217,20 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
         ),
         segment=_segment(family, search.best_x),
         lower_bound=search.lower_bound,
-        gap=result.bound - search.lower_bound,
+        gap=gap,
         neighbours=_neighbours(family, problem.bound_function, search.best_x),
         grid_value=problem.bound_function.best_grid_value(L, div),
     )
-    return problem.replace_result(result, certificate=certificate)
+    message = f"branch and bound: {search.rounds} rounds, certified gap {gap:.3g} (tol={tol:g})"
+    return problem.replace_result(result, certificate=certificate, status=status, message=message)
+
+
+def check_tolerance(tol, max_rounds):
+    """ValueError unless ``tol`` is a finite number > 0 and ``max_rounds`` an integer >= 0."""
+    if isinstance(tol, bool) or not isinstance(tol, Real) or not (math.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, Integral) or max_rounds < 0:
+        raise ValueError(f"max_rounds must be an integer >= 0, got {max_rounds!r}")
 
 
 def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 200):
@@ -189,7 +241,7 @@ def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 20
     if support.size == 0 or np.any(problem.prior[support] <= 0):
         raise ValueError("support must be a non-empty set of classifiers with prior mass")
     family = family_of(problem, support)
-    search = _Search(family, problem.bound_function, tol)
+    search = _Search(family, problem.bound_function, tol, _evaluator(problem, family, support))
     search.run(max_rounds)
     search.polish()
     posterior = np.zeros(problem.H)

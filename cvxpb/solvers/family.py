@@ -1,4 +1,4 @@
-"""The one-parameter families that contain every optimal posterior (DESIGN.md item 3).
+"""The one-parameter families that contain every optimal posterior.
 
 Each bound is increasing in ``L(q)`` and in a convex divergence, so an optimal
 ``q`` minimizes ``L + mu * div`` for some ``mu``:
@@ -6,8 +6,8 @@ Each bound is increasing in ``L(q)`` and in a convex divergence, so an optimal
 * chi-squared: ``q_i(nu) = p_i (nu - l_i)_+ / sum_j p_j (nu - l_j)_+``, ``nu > min l``;
 * KL:          ``q_i(beta) = p_i exp(-beta l_i) / sum_j p_j exp(-beta l_j)`` (Gibbs).
 
-Both are parametrized by ``x in [0, 1]`` with ``t = scale * x / (1 - x)``
-(``nu = min l + t``, ``beta = t``), so ``x = 0`` and ``x = 1`` are the two limits.
+Both are parametrized by ``v`` with ``t = scale * exp(v)`` (``nu = min l + t``,
+``beta = t``); ``v = -V_MAX`` and ``v = V_MAX`` are the two limits ``t = 0`` and ``inf``.
 Along the chi-squared family ``L`` rises and ``D`` falls with ``x``; along the
 Gibbs family ``L`` falls and ``KL`` rises. That monotonicity is what makes the
 interval lower bounds of the branch and bound valid.
@@ -16,13 +16,19 @@ interval lower bounds of the branch and bound valid.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, logsumexp
+from scipy.special import logsumexp
+
+V_MAX = 800.0  # exp(-800) = 0 and exp(800) = inf in floating point: the two limits
 
 
-def _parameter(x, scale):
-    x = np.asarray(x, dtype=float)
-    with np.errstate(divide="ignore"):
-        return np.where(x >= 1, np.inf, scale * x / np.where(x >= 1, 1.0, 1 - x))
+def _parameter(v, scale):
+    """``t = scale * exp(v)``: ``v = -V_MAX`` is ``t = 0`` and ``v = V_MAX`` is ``t = inf``.
+
+    Searching in ``v = log(t / scale)`` keeps the relative resolution of ``t`` at a
+    few ulps everywhere (a logistic ``x = t / (scale + t)`` loses it as ``x -> 1``).
+    """
+    with np.errstate(over="ignore"):
+        return scale * np.exp(np.asarray(v, dtype=float))
 
 
 def distinct_risks(risks, prior):
@@ -34,20 +40,30 @@ def distinct_risks(risks, prior):
 
 
 def initial_grid(breaks=None, n=257):
-    """Logistic-spaced points of (0, 1) (26 decades of ``t``), the ends and ``breaks``."""
-    points = [np.array([0.0, 1.0]), expit(np.linspace(-30, 30, n))]
+    """Points of ``v`` in ``[-V_MAX, V_MAX]``: 26 decades of ``t`` evenly, the ends and
+    ``breaks``."""
+    points = [np.array([-V_MAX, V_MAX]), np.linspace(-30, 30, n)]
     if breaks is not None:
         points.append(breaks)
-    return np.unique(np.concatenate(points))
+    return np.unique(np.clip(np.concatenate(points), -V_MAX, V_MAX))
 
 
 class Chi2Family:
     """``q(nu) ∝ p (nu - l)_+``: the minimizers of ``L + mu * sum q^2/p``.
 
-    On ``(u_k, u_{k+1}]`` (sorted distinct risks) the support is ``{l < nu}`` and,
-    with ``d = u - u_1``, ``t = nu - u_1`` and ``A_j = sum_{support} p d^j``:
-    ``Z = t A0 - A1``, ``L = u_1 + (t A1 - A2)/Z``, ``D = (t^2 A0 - 2t A1 + A2)/Z^2``
-    (evaluated divided through by ``t``).
+    On segment ``k`` of the sorted distinct risks (``d_k < t <= d_{k+1}``, with
+    ``d = u - u_1``, ``t = nu - u_1`` and ``s = t - d_k >= 0``), every sum is written
+    with non-negative terms only, so that prior weights of very different sizes
+    cannot cancel (cumulative sums of ``p d^j`` did, just above a breakpoint)::
+
+        t Z        = sum w (t - d)       = s W_k + B_k
+        t Z (L-u1) = sum w (t - d) d     = s M_k + C_k
+        t^2 Z^2 D  = sum w (t - d)^2     = s^2 W_k + 2 s B_k + E_k
+
+    with ``W_k = sum_{j<=k} w_j``, ``M_k = sum w_j d_j`` and, by recursions of
+    non-negative terms over ``Delta_k = d_{k+1} - d_k``,
+    ``B_{k+1} = B_k + W_k Delta_k``, ``C_{k+1} = C_k + M_k Delta_k``,
+    ``E_{k+1} = E_k + 2 Delta_k B_k + Delta_k^2 W_k``.
     """
 
     parameter = "nu"
@@ -55,13 +71,21 @@ class Chi2Family:
 
     def __init__(self, risks, prior):
         self.risks, self.prior = risks, prior
-        self.u1, self.d, weights = distinct_risks(risks, prior)
-        self.A = [np.cumsum(weights * self.d**j) for j in range(3)]
+        self.u1, self.d, w = distinct_risks(risks, prior)
         self.scale = max(float(self.d[-1]), 1e-12)
+        W, M = np.cumsum(w), np.cumsum(w * self.d)
+        step = np.diff(self.d)
+        B = np.concatenate([[0.0], np.cumsum(W[:-1] * step)])
+        C = np.concatenate([[0.0], np.cumsum(M[:-1] * step)])
+        E = np.concatenate([[0.0], np.cumsum(step * (2 * B[:-1] + step * W[:-1]))])
+        self.sums = (W, M, B, C, E)
+        # each sum of n non-negative terms is within (n + 2) eps of its value
+        self.relative_error = 8 * (self.d.size + 8) * np.finfo(float).eps
 
     def breaks(self):
-        """The ``x`` at which ``nu`` crosses a distinct risk value."""
-        return self.d / (self.scale + self.d)
+        """The ``v`` at which ``nu`` crosses a distinct risk value (the first is ``t = 0``)."""
+        with np.errstate(divide="ignore"):
+            return np.maximum(np.log(self.d / self.scale), -V_MAX)
 
     def nu(self, x):
         return self.u1 + _parameter(x, self.scale)
@@ -75,19 +99,23 @@ class Chi2Family:
         """``(L, D)`` along the family, vectorized over ``x``."""
         t = np.atleast_1d(_parameter(x, self.scale))
         k = np.maximum(np.searchsorted(self.d, t, side="left"), 1) - 1
-        A0, A1, A2 = (a[k] for a in self.A)
-        finite = np.isfinite(t) & (t > 0)
-        tf = np.where(finite, t, 1.0)
+        W, M, B, C, E = (v[k] for v in self.sums)
+        finite = np.isfinite(t)
+        s = np.where(finite, t - self.d[k], 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            # divided through by t (and t^2): on the segment d_j < t, so A1/t <= A0 and
-            # A2/t^2 <= A0 cannot overflow, and t^2 cannot underflow
-            a1, a2 = A1 / tf, (A2 / tf) / tf
-            Z = A0 - a1
-            L = self.u1 + (A1 - A2 / tf) / Z
-            D = (A0 - 2 * a1 + a2) / (Z * Z)
-        L = np.where(finite, L, np.where(t == 0, self.u1, self.u1 + A1 / A0))
-        D = np.where(finite, D, 1 / A0)
-        return L, D
+            tz = s * W + B
+            L = self.u1 + (s * M + C) / tz
+            D = ((s * W + 2 * B) * s + E) / (tz * tz)
+        total_W, total_M = self.sums[0][-1], self.sums[1][-1]
+        L = np.where(finite, L, self.u1 + total_M / total_W)
+        D = np.where(finite, D, 1 / total_W)
+        zero = t == 0
+        return np.where(zero, self.u1, L), np.where(zero, 1 / W, D)
+
+    def lower_terms(self, x, L, D):
+        """``(L, D)`` moved down by their rounding error, for lower bounds."""
+        shrink = 1 - 4 * self.relative_error
+        return self.u1 + (L - self.u1) * shrink, D * shrink
 
     e = 1.0  # the exponent of (nu - l)_+ in the family
 
@@ -101,17 +129,31 @@ class Chi2Family:
         elif np.isinf(t):
             weights = self.prior.copy()
         else:
-            weights = self.prior * np.clip(1 - gap / t, 0.0, None) ** self.e
+            weights = self.prior * np.clip((t - gap) / t, 0.0, None) ** self.e
         return weights / weights.sum()
+
+
+class Chi2AsRenyi(Chi2Family):
+    """:class:`Chi2Family` reporting the order-2 Renyi divergence ``log(sum q^2/p)``."""
+
+    def stats(self, x):
+        L, D = super().stats(x)
+        with np.errstate(divide="ignore"):
+            return L, np.log(D)
+
+    def lower_terms(self, x, L, D):
+        L, _ = super().lower_terms(x, L, 1.0)
+        return L, D - 4 * self.relative_error
 
 
 class RenyiFamily:
     """``q(nu) ∝ p ((nu - l)_+)^(1/(alpha-1))``: minimizers of ``L + mu sum q^a p^(1-a)``.
 
-    With ``t = nu - u_1``, ``d = u - u_1`` and ``z = (1 - d/t)_+ in [0, 1]`` (``t``
-    factored out so that no power over- or underflows), ``e = 1/(alpha - 1)``:
-    ``L = u_1 + sum w z^e d / sum w z^e`` and ``D = sum w z^(alpha e) / (sum w z^e)^alpha``.
-    Evaluated directly, ``O(points x distinct risks)``; ``alpha = 2`` is :class:`Chi2Family`.
+    With ``t = nu - u_1``, ``d = u - u_1``, ``z = (t - d)_+ / t in [0, 1]`` and
+    ``e = 1/(alpha - 1)``, in log space (``z^e`` underflows as ``alpha -> 1`` and the
+    weights may be tiny): ``L = u_1 + sum w z^e d / sum w z^e`` and
+    ``D_alpha = (log sum w z^(alpha e) - alpha log sum w z^e) / (alpha - 1)``.
+    Evaluated directly, ``O(points x distinct risks)``.
     """
 
     parameter = "nu"
@@ -120,6 +162,7 @@ class RenyiFamily:
     def __init__(self, risks, prior, alpha):
         self.risks, self.prior, self.alpha = risks, prior, alpha
         self.u1, self.d, self.w = distinct_risks(risks, prior)
+        self.log_w = np.log(self.w)
         self.scale = max(float(self.d[-1]), 1e-12)
         self.e = 1 / (alpha - 1)
 
@@ -129,17 +172,28 @@ class RenyiFamily:
     posterior = Chi2Family.posterior
 
     def stats(self, x):
-        """``(L, D)`` along the family, vectorized over ``x``."""
+        """``(L, D_alpha)`` along the family, vectorized over ``x``."""
         t = np.atleast_1d(_parameter(x, self.scale))
         positive = t > 0
+        tp = np.where(positive & np.isfinite(t), t, 1.0)[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.clip(1 - self.d[None, :] / np.where(positive, t, 1.0)[:, None], 0.0, None)
-        z = np.where(positive[:, None], z, (self.d == 0)[None, :].astype(float))
-        base = self.w * z**self.e
-        total = base.sum(axis=1)
-        L = self.u1 + (base @ self.d) / total
-        D = (self.w * z ** (self.alpha * self.e)).sum(axis=1) / total**self.alpha
-        return L, D
+            z = np.clip((tp - self.d[None, :]) / tp, 0.0, None)
+            z = np.where(np.isinf(t)[:, None], 1.0, z)
+            z = np.where(positive[:, None], z, (self.d == 0)[None, :].astype(float))
+            log_z = np.log(z)
+        log_base = self.log_w + self.e * log_z
+        log_total = logsumexp(log_base, axis=1)
+        weights = np.exp(log_base - log_total[:, None])
+        L = self.u1 + weights @ self.d
+        log_moment = logsumexp(self.log_w + self.alpha * self.e * log_z, axis=1)
+        D = (log_moment - self.alpha * log_total) / (self.alpha - 1)
+        return L, np.maximum(D, 0.0)
+
+    def lower_terms(self, x, L, D):
+        """Rounding: the log-sum-exps are accurate to a few ulps of their size."""
+        size = np.max(np.abs(self.log_w)) * (1 + self.alpha) + 1
+        margin = 64 * np.finfo(float).eps * size / (self.alpha - 1)
+        return self.u1 + (L - self.u1) * (1 - 64 * np.finfo(float).eps), D - margin
 
 
 class GibbsFamily:
@@ -180,6 +234,14 @@ class GibbsFamily:
         L = np.where(finite, L, self.u1)
         K = np.where(finite, K, -self.log_w[0])
         return L, K
+
+    def lower_terms(self, x, L, K):
+        """Rounding: ``KL = -beta (L - u_1) - log Z`` is a difference; allow for its size."""
+        eps = np.finfo(float).eps
+        beta = np.where(np.isfinite(self.beta(x)), self.beta(x), 0.0)
+        size = beta * (L - self.u1) + np.max(np.abs(self.log_w)) + np.abs(K) + 1
+        margin = 64 * eps * size
+        return self.u1 + (L - self.u1) * (1 - 64 * eps), K - margin
 
     def posterior(self, x) -> np.ndarray:
         beta = float(_parameter(x, self.scale))
