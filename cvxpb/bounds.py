@@ -35,6 +35,7 @@ import numpy as np
 from cvxpb.constants import bound_constant, check_order, conjugate, log_bound_constant
 from cvxpb.distances import DISTANCES, nudge
 from cvxpb.kl import kl
+from cvxpb.validation import real_array
 
 DISTANCES_BY_DIVERGENCE = {
     "chi2": ("linear", "sq", "kl"),
@@ -111,7 +112,9 @@ class Bound:
             if grid is not None:
                 raise ValueError("grid is only used by the KL 'linear' and 'catoni' bounds")
             return None
-        grid = default if grid is None else np.asarray(grid, dtype=float).ravel()
+        grid = default if grid is None else real_array(grid, "grid")
+        if grid.ndim != 1:
+            raise ValueError(f"grid must be one-dimensional, got shape {grid.shape}")
         if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
             raise ValueError("grid must be a non-empty array of finite values > 0")
         return grid

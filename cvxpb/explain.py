@@ -13,23 +13,33 @@ FORMULAS = {
     (
         "linear",
         "chi2",
-    ): "min_q  L(q) + c sqrt(D(q)),  c = sqrt(I_lin/delta)  (seed 000, eq. 8)",
-    ("sq", "chi2"): "min_q  L(q) + c^(1/2) D(q)^(1/4),  c = sqrt(I_sq/delta)  (seed 000, eq. 11)",
+    ): "min_q  L(q) + c sqrt(D(q)),  c = sqrt(I_lin/delta)  (Sahu & Hemachandra, eq. 8)",
+    (
+        "sq",
+        "chi2",
+    ): "min_q  L(q) + c^(1/2) D(q)^(1/4),  c = sqrt(I_sq/delta)  (Sahu & Hemachandra, eq. 11)",
     (
         "kl",
         "chi2",
-    ): "min_{q,r}  r  s.t.  kl(L(q), r) <= c sqrt(D(q))  (seed 000, eq. 14)",
+    ): "min_{q,r}  r  s.t.  kl(L(q), r) <= c sqrt(D(q))  (Sahu & Hemachandra, eq. 14)",
     ("kl", "kl"): "min_{q,r}  r  s.t.  kl(L(q), r) <= (K(q) + ln(2 sqrt(m)/delta))/m  (Seeger)",
     ("sq", "kl"): "min_q  L(q) + sqrt((K(q) + ln(2 sqrt(m)/delta))/(2m))  (McAllester)",
     ("linear", "kl"): "min_q min_lam  L(q) + (K(q) + ln(n/delta))/lam + lam/(8m)   (grid of n)",
     ("catoni", "kl"): "min_q min_C  (1 - exp(-C L(q) - (K(q) + ln(n/delta))/m))/(1 - e^-C)",
+    ("linear", "renyi"): "min_q  L(q) + c S(q)^(1/alpha),  c = (I_lin/delta)^(1/alpha')  "
+    "(Sahu & Hemachandra, Theorem 1)",
+    ("sq", "renyi"): "min_q  L(q) + (c S(q)^(1/alpha))^(1/2),  c = (I_sq/delta)^(1/alpha')",
+    ("kl", "renyi"): "min_{q,r}  r  s.t.  kl(L(q), r) <= c S(q)^(1/alpha),  "
+    "c = (I_kl/delta)^(1/alpha')",
 }
 NOT_DCP = {
     ("sq", "chi2"): "the fourth root of a convex function is neither convex nor concave "
-    "(seed 000, Theorem 7)",
+    "(Sahu & Hemachandra, Theorem 7)",
     ("kl", "chi2"): "the constraint is convex <= convex, a difference of convex functions",
     ("kl", "kl"): "the constraint is convex <= convex, a difference of convex functions",
     ("sq", "kl"): "the square root of a convex function is neither convex nor concave",
+    ("sq", "renyi"): "the square root of a convex function is neither convex nor concave",
+    ("kl", "renyi"): "the constraint is convex <= convex, a difference of convex functions",
     ("catoni", "kl"): "1 - exp(-x) is concave increasing, so of a convex x it is "
     "quasiconvex (DQCP) but not DCP; for fixed C, minimizing it means minimizing the DCP x",
 }
@@ -44,6 +54,16 @@ def _terms(problem, q):
         weights = np.where(support, 1 / np.sqrt(np.where(support, problem.prior, 1)), 0)
         terms["sqrt(D(q)) = ||q / sqrt(p)||_2"] = cp.norm(cp.multiply(weights, q), 2)
         terms["D(q) = sum_i q_i^2 / p_i"] = cp.sum(cp.multiply(weights**2, cp.square(q)))
+    elif problem.divergence == "renyi":
+        alpha, on = problem.alpha, problem.prior > 0
+        # S^(1/alpha) = (sum q^alpha p^(1-alpha))^(1/alpha) = ||q p^(-1/alpha')||_alpha: a norm
+        weights = np.where(on, np.where(on, problem.prior, 1.0) ** ((1 - alpha) / alpha), 0.0)
+        terms["S(q)^(1/alpha) = ||q p^(-1/alpha')||_alpha"] = cp.pnorm(
+            cp.multiply(weights, q), alpha
+        )
+        terms["S(q) = sum_i q_i^alpha p_i^(1-alpha)"] = problem.divergence_function.expr(
+            q, np.where(on, problem.prior, 1.0)
+        )
     else:
         terms["K(q) = sum_i q_i log(q_i / p_i)"] = cp.sum(cp.rel_entr(q, problem.prior))
     return terms
@@ -55,9 +75,9 @@ def _objective(problem, terms):
     key = (problem.distance, problem.divergence)
     c = 1.0  # the constants do not change curvature
     r = cp.Variable(name="r")
-    if key == ("linear", "chi2"):
+    if key in (("linear", "chi2"), ("linear", "renyi")):
         return L + c * second
-    if key == ("sq", "chi2"):
+    if key in (("sq", "chi2"), ("sq", "renyi")):
         return L + cp.sqrt(second)
     if problem.distance == "kl":
         return cp.kl_div(L, r) + cp.kl_div(1 - L, 1 - r) - second  # kl(L, r) - rhs <= 0
@@ -93,11 +113,12 @@ def explain(problem) -> str:
             f"  I_{problem.distance}(m={problem.m}, 2) = "
             f"{problem.bound_function.constant:.6g} (constants={problem.constants!r})"
         )
-    lines += ["", f"{'term':34} {'curvature':10} CVXPY expression"]
+    width = max(len(name) for name in terms) + 1
+    lines += ["", f"{'term':{width}} {'curvature':10} CVXPY expression"]
     for name, expr in terms.items():
-        lines.append(f"{name:34} {expr.curvature:10} {_short(expr)}")
+        lines.append(f"{name:{width}} {expr.curvature:10} {_short(expr)}")
     body = _objective(problem, terms)
-    lines.append(f"{'bound (or its constraint)':34} {body.curvature:10} {_short(body)}")
+    lines.append(f"{'bound (or its constraint)':{width}} {body.curvature:10} {_short(body)}")
     lines.append("")
     if key in NOT_DCP:
         lines.append(f"DCP: no -- {NOT_DCP[key]}.")
@@ -117,10 +138,11 @@ def _family_lines(problem, q, terms):
     L, second = list(terms.values())[:2]
     divergence = second if problem.divergence == "kl" else list(terms.values())[2]
     subproblem = cp.Problem(cp.Minimize(L + 1.0 * divergence), _simplex(q))
-    name = "D(q)" if problem.divergence == "chi2" else "K(q)"
+    name = {"chi2": "D(q)", "renyi": "S(q)", "kl": "K(q)"}[problem.divergence]
     return [
         "",
-        f"every optimal q also solves  min_q L(q) + mu {name}  for some mu > 0 (DESIGN.md item 3):",
+        f"every optimal q also solves  min_q L(q) + mu {name}  for some mu > 0 "
+        "(the bound increases in both, so an optimum is Pareto-optimal):",
         f"  DCP: {'yes' if subproblem.is_dcp() else 'no'}; cones: {_cones(subproblem)}",
         '  method="exact" searches mu (its closed-form solution family) by branch and bound.',
     ]

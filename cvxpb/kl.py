@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-BRACKET_WIDTH = 1e-12
+BRACKET_WIDTH = 1e-300
+BRACKET_RELATIVE = 4 * np.finfo(float).eps
 _EPS = np.finfo(float).eps
-_MAX_HALVINGS = 80
+_MAX_HALVINGS = 1100  # enough to reach 4 ulps relative at 1e-300
 _S_MAX = -np.log1p(-(1 - _EPS / 2))  # s of the largest float below 1
 
 
@@ -85,9 +86,19 @@ def kl(p, q):
     ndarray or float
         Accurate to a few ulps relative, also for ``q`` close to ``p``.
     """
+    _check_unit_interval(p, "p")
+    _check_unit_interval(q, "q")
     left, right = _kl_parts(p, q)
     value = left + right
     return float(value) if value.ndim == 0 else value
+
+
+def _check_unit_interval(values, name: str) -> None:
+    values = np.asarray(values)
+    if np.iscomplexobj(values) or not np.issubdtype(values.dtype, np.number):
+        raise ValueError(f"{name} must be real numbers in [0, 1], got {values!r}")
+    if not np.all((values >= 0) & (values <= 1)):  # False for NaN too
+        raise ValueError(f"{name} must lie in [0, 1] with no NaN")
 
 
 def _kl_with_error(p, q):
@@ -98,23 +109,25 @@ def _kl_with_error(p, q):
 
 
 def _check(p, eps):
+    _check_unit_interval(p, "p")
+    eps = np.asarray(eps)
+    if np.iscomplexobj(eps) or not np.issubdtype(eps.dtype, np.number):
+        raise ValueError(f"eps must be real numbers >= 0, got {eps!r}")
     p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(eps, dtype=float))
-    if np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError("p must lie in [0, 1] with no NaN")
-    if np.any(np.isnan(eps)) or np.any(eps < 0):
+    if not np.all(eps >= 0):  # False for NaN too
         raise ValueError("eps must be >= 0 with no NaN")
     return p.astype(float), eps.astype(float)
 
 
 def _bisect(p, eps, lo, hi, verified_high):
-    """Halve [lo, hi] until no wider than BRACKET_WIDTH.
+    """Halve [lo, hi] until no wider than BRACKET_WIDTH or BRACKET_RELATIVE * hi.
 
     The side named by ``verified_high`` (``hi`` if True, else ``lo``) only ever
     moves to points where ``kl(p, x) >= eps`` holds despite rounding.
     """
     lo, hi = lo.copy(), hi.copy()
     for _ in range(_MAX_HALVINGS):
-        active = hi - lo > BRACKET_WIDTH
+        active = hi - lo > np.maximum(BRACKET_WIDTH, BRACKET_RELATIVE * hi)
         if not np.any(active):
             break
         mid = 0.5 * (lo + hi)
@@ -130,7 +143,7 @@ def kl_inv_upper_bracket(p, eps):
     """Bracket ``(lo, hi)`` around ``sup {r >= p : kl(p, r) <= eps}``.
 
     ``hi`` satisfies ``kl(p, hi) >= eps`` (checked with a rounding margin), so it
-    is never below the true inverse; ``hi - lo <= BRACKET_WIDTH``.
+    is never below the true inverse; ``hi - lo`` is at most 4 ulps of ``hi``.
     """
     p, eps = _check(p, eps)
     lo, hi = _bisect(p, eps, p, np.ones_like(p), verified_high=True)
@@ -153,7 +166,7 @@ def kl_inv_upper(p, eps):
     -------
     ndarray or float
         The upper end of a verified bracket: never below the true inverse and at
-        most ``BRACKET_WIDTH`` above it.
+        most 4 ulps (relative) above it.
     """
     hi = kl_inv_upper_bracket(p, eps)[1]
     return float(hi) if hi.ndim == 0 else hi

@@ -17,6 +17,7 @@ from cvxpb.validation import (
     check_choice,
     check_delta,
     check_distribution,
+    check_options,
     check_risks,
 )
 
@@ -132,7 +133,12 @@ class BoundProblem:
         return float(self.bound_function(L, div, rounding=+1))
 
     def evaluate(self, q) -> float:
-        """The bound at posterior ``q``, rounded outward (a valid upper bound)."""
+        """The bound at posterior ``q``, rounded outward (a valid upper bound) and at
+        most 1, since the true risk is; :meth:`evaluate_unclipped` keeps larger values."""
+        return min(self.evaluate_unclipped(q), 1.0)
+
+    def evaluate_unclipped(self, q) -> float:
+        """The bound's formula at ``q``, rounded outward, even where it exceeds 1."""
         q = self.project(q)
         return self._rounded_bound(q, *self.terms(q))
 
@@ -183,18 +189,32 @@ class BoundProblem:
     # -- solving -----------------------------------------------------------
 
     def solve(self, method: str = "exact", **options) -> Result:
-        """Minimize the bound by ``method``; see :data:`cvxpb.solvers.METHODS`."""
-        from cvxpb.solvers import METHODS
+        """Minimize the bound by ``method``; see :data:`cvxpb.solvers.METHODS`.
+
+        ``options`` are the method's own (``help(cvxpb.solvers.<method>.solve)``); an
+        unknown one, or a value out of range, is a ValueError before any work.
+        """
+        from cvxpb.solvers import METHODS, method_options
 
         check_choice(method, "method", METHODS)
+        allowed = method_options(method)
+        if allowed is not None:
+            check_options(options, allowed, method)
         return METHODS[method](self, **options)
 
     def result_from_posterior(self, posterior, **fields) -> Result:
         """A Result whose bound is re-evaluated from ``posterior`` (projected)."""
         q = self.project(posterior)
         L, div = self.terms(q)
-        bound = self._rounded_bound(q, L, div)
-        return Result(bound=bound, posterior=q, empirical_risk=L, divergence=div, **fields)
+        unclipped = self._rounded_bound(q, L, div)
+        return Result(
+            bound=min(unclipped, 1.0),
+            posterior=q,
+            empirical_risk=L,
+            divergence=div,
+            unclipped_bound=unclipped,
+            **fields,
+        )
 
     @staticmethod
     def replace_result(result: Result, **changes) -> Result:

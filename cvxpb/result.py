@@ -43,8 +43,10 @@ class Result:
     """The outcome of ``BoundProblem.solve``.
 
     ``bound`` is always re-evaluated from ``posterior`` with outward rounding and
-    the conservative kl inverse; a solver's objective value is kept apart in
-    ``objective`` and never reported as the bound. ``details`` holds what one
+    the conservative kl inverse, and is at most 1 (a risk is); ``unclipped_bound``
+    is the formula's value before that, which the linear, sq and Catoni bounds can
+    take above 1. A solver's objective value is kept apart in ``objective`` and never
+    reported as the bound. ``details`` holds what one
     method alone reports (for example the fixed-point scheme's positivity checks).
     """
 
@@ -61,6 +63,7 @@ class Result:
     solver: str | None = None
     objective: float | None = None
     details: dict = field(default_factory=dict)
+    unclipped_bound: float | None = None
 
     @property
     def support_size(self) -> int:

@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
+import math
+from numbers import Integral, Real
+
 import numpy as np
 
 PRIOR_SUM_TOLERANCE = 1e-9
 
 
+def real_array(values, name: str) -> np.ndarray:
+    """``values`` as a float array, or a ValueError naming ``name`` unless they are real
+    numbers (not complex, strings, booleans or objects)."""
+    array = np.asarray(values)
+    if array.dtype.kind not in "iuf":
+        raise ValueError(
+            f"{name} must be real numbers, got an array of dtype {array.dtype} ({values!r:.60})"
+        )
+    return array.astype(float)
+
+
+def real_number(value, name: str) -> float:
+    """``value`` as a float, or a ValueError naming ``name`` unless it is a real number."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    return float(value)
+
+
 def check_risks(risks) -> np.ndarray:
     """A 1-D float array of empirical risks in [0, 1]."""
-    risks = np.asarray(risks, dtype=float)
+    risks = real_array(risks, "risks")
     if risks.ndim != 1:
         raise ValueError(f"risks must be one-dimensional, got shape {risks.shape}")
     if risks.size == 0:
@@ -21,10 +42,9 @@ def check_risks(risks) -> np.ndarray:
 
 def check_delta(delta) -> float:
     """A confidence parameter in the open interval (0, 1)."""
-    try:
-        delta = float(delta)
-    except (TypeError, ValueError):
-        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}") from None
+    if isinstance(delta, bool) or not isinstance(delta, Real):
+        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}")
+    delta = float(delta)
     if not 0 < delta < 1:
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
     return delta
@@ -32,7 +52,7 @@ def check_delta(delta) -> float:
 
 def check_distribution(values, size: int, name: str) -> np.ndarray:
     """A length-``size`` array of non-negative finite values summing to 1 (within 1e-9)."""
-    values = np.asarray(values, dtype=float)
+    values = real_array(values, name)
     if values.shape != (size,):
         raise ValueError(f"{name} must have length {size} (one entry per risk), got {values.shape}")
     if np.any(~np.isfinite(values)):
@@ -47,7 +67,7 @@ def check_distribution(values, size: int, name: str) -> np.ndarray:
 
 def check_choice(value, name: str, allowed) -> str:
     """``value`` if it is one of ``allowed``, else a ValueError listing them."""
-    if value not in allowed:
+    if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {tuple(allowed)}, got {value!r}")
     return value
 
@@ -75,3 +95,33 @@ class BinaryOnly:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+def check_count(value, name: str, minimum: int = 1) -> int:
+    """An integer (not a bool) at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_positive(value, name: str, allow_none: bool = False) -> float | None:
+    """A finite real number > 0 (or None where ``allow_none``)."""
+    if value is None and allow_none:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, Real)
+        or not (math.isfinite(value) and value > 0)
+    ):
+        allowed = "a finite number > 0" + (" or None" if allow_none else "")
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return float(value)
+
+
+def check_options(options: dict, allowed, method: str) -> None:
+    """ValueError naming the first option that ``method`` does not take."""
+    for name in options:
+        if name not in allowed:
+            raise ValueError(
+                f"method={method!r} has no option {name!r}; its options are {sorted(allowed)}"
+            )

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cvxpb.kl import BRACKET_WIDTH, kl, kl_inv_lower, kl_inv_upper, kl_inv_upper_newton
+from cvxpb.kl import kl, kl_inv_lower, kl_inv_upper, kl_inv_upper_newton
 
 mp.mp.dps = 50
 
@@ -14,7 +14,7 @@ mp.mp.dps = 50
 def mp_kl(a, b):
     a, b = mp.mpf(a), mp.mpf(b)
     left = a * mp.log(a / b) if a > 0 else mp.mpf(0)
-    right = (1 - a) * mp.log((1 - a) / (1 - b)) if a < 1 else mp.mpf(0)
+    right = (1 - a) * (mp.log1p(-a) - mp.log1p(-b)) if a < 1 else mp.mpf(0)
     return left + right
 
 
@@ -22,7 +22,9 @@ def mp_inverse(L, eps, upper=True):
     """Bisection in 50-digit arithmetic: the true root of kl(L, r) = eps."""
     L, eps = mp.mpf(L), mp.mpf(eps)
     lo, hi = (L, mp.mpf(1)) if upper else (mp.mpf(0), L)
-    for _ in range(200):
+    for _ in range(1200):  # until 30 digits relative, also for roots far below 1e-60
+        if hi - lo <= mp.mpf(10) ** -30 * hi:
+            break
         mid = (lo + hi) / 2
         inside = mp_kl(L, mid) <= eps
         if upper == inside:
@@ -70,7 +72,9 @@ def test_upper_inverse_is_never_below_the_true_root_and_within_the_bracket(L, ep
     root = mp_inverse(L, eps)
     ours = kl_inv_upper(L, eps)
     assert mp.mpf(ours) >= root
-    assert ours - float(root) <= BRACKET_WIDTH + 1e-15
+    assert (
+        ours - float(root) <= 1e-13 * float(root) + 1e-300
+    )  # relative: the bracket plus the rounding margin of kl
 
 
 @pytest.mark.parametrize(("L", "eps"), CASES)
@@ -78,7 +82,7 @@ def test_lower_inverse_is_never_above_the_true_root(L, eps):
     root = mp_inverse(L, eps, upper=False)
     ours = kl_inv_lower(L, eps)
     assert mp.mpf(ours) <= root
-    assert float(root) - ours <= BRACKET_WIDTH + 1e-15
+    assert float(root) - ours <= 1e-13 * float(root) + 1e-300
 
 
 def test_edge_cases():
@@ -121,3 +125,12 @@ def test_newton_agrees_with_the_verified_bracket(L, eps):
     r, error = kl_inv_upper_newton(L, eps)
     assert r == pytest.approx(kl_inv_upper(L, eps), abs=2e-12)
     assert error < 1e-12
+
+
+@pytest.mark.parametrize("eps", [1e-12, 1e-8, 1e-6])
+def test_small_inverses_are_tight_relative_to_their_size(eps):
+    # issue 12, item 7: an absolute bracket of 1e-12 left small bounds 6e-7 loose
+    for L in (0.0, 1e-9, 1e-6):
+        root = mp_inverse(L, eps)
+        ours = kl_inv_upper(L, eps)
+        assert mp.mpf(ours) >= root and ours <= float(root) * (1 + 1e-13)

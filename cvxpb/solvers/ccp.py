@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
+from cvxpb.solvers.cvx import check_solver_options
+from cvxpb.validation import check_count, check_positive
+
 FALLBACK = ("CLARABEL", "ECOS", "SCS")
 STATUSES = ("converged", "max_iter", "stalled", "solver_failed", "infeasible")
 STEADY = 3
@@ -193,8 +196,8 @@ def _solve_with_fallback(program, solvers, solver_options, accept_inaccurate):
             continue
         try:
             program.solve(solver=name, **solver_options.get(name, {}))
-        except cp.error.SolverError as err:
-            notes.append(f"{name}: {err}")
+        except Exception as err:  # noqa: BLE001 - a failing solver hands over to the next
+            notes.append(f"{name}: {type(err).__name__}: {err}")
             continue
         if program.status == "optimal" or (
             program.status == "optimal_inaccurate" and accept_inaccurate
@@ -349,6 +352,17 @@ def solve(
         The best feasible iterate over all starts, its status (one of ``STATUSES``),
         the history of the start it came from, and every start's summary.
     """
+    check_count(n_starts, "n_starts")
+    check_count(max_iter, "max_iter")
+    check_count(patience, "patience")
+    for name, value in {"tol": tol, "tol_x": tol_x, "feas_tol": feas_tol, "tau": tau}.items():
+        check_positive(value, name)
+    check_positive(tau_max, "tau_max")
+    if not (isinstance(mu, int | float) and mu > 1):
+        raise ValueError(f"mu must be a number > 1, got {mu!r}")
+    for name, settings in (solver_options or {}).items():
+        if name in FALLBACK:
+            check_solver_options(name, settings)
     start_time = time.perf_counter()
     variables = problem.variables
     options = {

@@ -73,6 +73,28 @@ def formulation(problem) -> cp.Problem:
     return program
 
 
+def check_solver_options(solver: str, options: dict) -> None:
+    """ValueError if ``solver`` refuses ``options``: they are tried on a one-classifier
+    program first (microseconds), so a misspelt or out-of-range setting is reported
+    before any work, naming it."""
+    if options:
+        _probe(solver, tuple(sorted(options.items(), key=lambda item: item[0])))
+
+
+@lru_cache(maxsize=64)
+def _probe(solver: str, items: tuple) -> None:
+    options = dict(items)
+    program, params, _ = build(1)
+    params["risks"].value, params["inv_sqrt_prior"].value = np.zeros(1), np.ones(1)
+    params["c"].value = 1.0
+    try:
+        program.solve(solver=solver, **options)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"solver option(s) {sorted(options)} refused by {solver}: {err}") from None
+    except cp.error.SolverError:
+        pass  # the options were taken; a failure of this probe says nothing of the real one
+
+
 def solve(problem, solver: str = "CLARABEL", accept_inaccurate: bool = False, **solver_options):
     """Solve the SOCP with ``solver`` (CLARABEL, ECOS or SCS).
 
@@ -81,15 +103,17 @@ def solve(problem, solver: str = "CLARABEL", accept_inaccurate: bool = False, **
     """
     check_linear_chi2(problem)
     check_choice(solver, "solver", SOLVERS)
+    check_solver_options(solver, solver_options)
     start = time.perf_counter()
     support = _support(problem)
-    program, params, q = _cached_build(support.size)
-    _set_parameters(params, problem, support)
     try:
+        program, params, q = _cached_build(support.size)
+        _set_parameters(params, problem, support)
         program.solve(solver=solver, **solver_options)
-    except cp.error.SolverError as err:
+    except Exception as err:  # noqa: BLE001 - any failure of the solver is a status
+        message = f"{solver}: {type(err).__name__}: {err}"
         return problem.failed_result(
-            "cvx", "solver_failed", str(err), time.perf_counter() - start, solver=solver
+            "cvx", "solver_failed", message, time.perf_counter() - start, solver=solver
         )
     seconds = time.perf_counter() - start
     iterations = int(getattr(program.solver_stats, "num_iters", 0) or 0)

@@ -10,9 +10,7 @@ within ``tol``. The discarded intervals' lower bounds give the certificate.
 
 from __future__ import annotations
 
-import math
 import time
-from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -26,6 +24,7 @@ from cvxpb.solvers.family import (
     RenyiFamily,
     initial_grid,
 )
+from cvxpb.validation import check_count, check_positive
 
 SPLIT = 3  # pieces an open interval is cut into each round
 MAX_OPEN = 200_000  # open intervals at most; beyond, stop with status "max_rounds"
@@ -189,7 +188,8 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
     when every interval closed but rounding left a larger gap; ``"max_rounds"`` when
     the search stopped with intervals still open. ``tol`` is absolute, on the bound.
     """
-    check_tolerance(tol, max_rounds)
+    check_positive(tol, "tol")
+    check_count(max_rounds, "max_rounds", 0)
     start = time.perf_counter()
     family = family_of(problem)
     search = _Search(family, problem.bound_function, tol, _evaluator(problem, family))
@@ -205,7 +205,8 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
         iterations=search.rounds,
     )
     L, div = result.empirical_risk, result.divergence
-    gap = result.bound - search.lower_bound
+    lower_bound = min(search.lower_bound, 1.0)  # the reported bound is clipped at 1 too
+    gap = result.bound - lower_bound
     if search.open_lower < np.inf:
         status = "max_rounds"
     else:
@@ -216,21 +217,13 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
             family.nu(search.best_x) if family.parameter == "nu" else family.beta(search.best_x)
         ),
         segment=_segment(family, search.best_x),
-        lower_bound=search.lower_bound,
+        lower_bound=lower_bound,
         gap=gap,
         neighbours=_neighbours(family, problem.bound_function, search.best_x),
         grid_value=problem.bound_function.best_grid_value(L, div),
     )
     message = f"branch and bound: {search.rounds} rounds, certified gap {gap:.3g} (tol={tol:g})"
     return problem.replace_result(result, certificate=certificate, status=status, message=message)
-
-
-def check_tolerance(tol, max_rounds):
-    """ValueError unless ``tol`` is a finite number > 0 and ``max_rounds`` an integer >= 0."""
-    if isinstance(tol, bool) or not isinstance(tol, Real) or not (math.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, Integral) or max_rounds < 0:
-        raise ValueError(f"max_rounds must be an integer >= 0, got {max_rounds!r}")
 
 
 def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 200):

@@ -12,7 +12,8 @@ On the support ``S`` of the ``H'`` smallest risks (with positive prior), ``pi = 
 
 The map is iterated with damping ``q <- (1 - theta) q + theta F(q)``; ``theta`` halves
 when the step grows, and a run that has not settled after ``max_iter`` steps is
-``did_not_converge``. Algorithm 1 then scans ``H' = 1, 2, ...`` until a solution has a
+``did_not_converge``; one whose iterates stop being finite ``diverged``.
+Algorithm 1 then scans ``H' = 1, 2, ...`` until a solution has a
 negative weight or fails to converge (``search="linear"``), or starts at the ``H'`` of
 eq. (35), ``sum_{i <= H'} p_i l_i^2 = I_lin/delta``, bisects down to the largest
 usable subset if that one is not, and walks downhill (``search="warm"``).
@@ -26,7 +27,7 @@ import numpy as np
 
 from cvxpb.constants import linear_constant
 from cvxpb.kl import kl_inv_upper_newton
-from cvxpb.validation import check_choice
+from cvxpb.validation import check_choice, check_count, check_positive
 
 SEARCHES = ("linear", "warm")
 THETA_MIN = 1 / 64
@@ -75,7 +76,7 @@ def iterate(F, q0, max_iter, tol):
         with np.errstate(all="ignore"):  # a diverging map shows as non-finite values
             image = F(q)
         if not np.all(np.isfinite(image)):
-            return q, "did_not_converge", k, theta
+            return q, "diverged", k, theta
         step = float(np.max(np.abs(image - q)))
         if step <= tol:
             return image, "converged", k, theta
@@ -119,8 +120,7 @@ class _Scan:
     def linear(self):
         for size in range(1, self.l.size + 1):
             if not self.feasible(size):
-                return True
-        return False
+                return
 
     def feasible(self, size) -> bool:
         return bool(np.isfinite(self.solve_size(size)[4]))
@@ -142,7 +142,16 @@ class _Scan:
                 if self.solve_size(nxt)[4] >= self.solve_size(current)[4]:
                     break
                 current = nxt
-        return any(not np.isfinite(v[4]) for v in self.solutions.values())
+
+    def positivity_violated(self) -> bool:
+        """Whether a subset's fixed point converged with a weight that is not positive."""
+        return any(s[1] == "converged" and not np.isfinite(s[4]) for s in self.solutions.values())
+
+    def all_settled(self) -> bool:
+        """Whether every subset the search looked at reached its fixed point or diverged:
+        only then did Algorithm 1 stop on what the equations say (a weight that is not
+        positive, or a map that diverges), not on the iteration budget."""
+        return all(s[1] != "did_not_converge" for s in self.solutions.values())
 
     def best(self):
         feasible = {s: v for s, v in self.solutions.items() if np.isfinite(v[4])}
@@ -163,15 +172,30 @@ def check_problem(problem):
 
 
 def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e-13):
-    """Algorithm 1 with the fixed-point equations; ``search`` is "linear" or "warm"."""
+    """Algorithm 1 with the fixed-point equations; ``search`` is "linear" or "warm".
+
+    ``status`` is ``"converged"`` only when every subset the search examined reached
+    its fixed point or diverged (non-finite iterates) within ``max_iter`` steps, so
+    that Algorithm 1 stopped on what the equations say; a subset that ran out of steps
+    makes it ``"did_not_converge"``, counted in ``details["subsets_not_converged"]``."""
     check_problem(problem)
     check_choice(search, "search", SEARCHES)
+    check_count(max_iter, "max_iter")
+    check_positive(tol, "tol")
     start = time.perf_counter()
     scan = _Scan(problem, max_iter, tol)
-    violated = scan.linear() if search == "linear" else scan.warm()
+    if search == "linear":
+        scan.linear()
+    else:
+        scan.warm()
     best = scan.best()
     seconds = time.perf_counter() - start
-    details = {"positivity_violated": violated, "subsets_tried": len(scan.solutions)}
+    details = {
+        "positivity_violated": scan.positivity_violated(),
+        "subsets_tried": len(scan.solutions),
+        "subsets_not_converged": sum(s[1] == "did_not_converge" for s in scan.solutions.values()),
+        "subsets_diverged": sum(s[1] == "diverged" for s in scan.solutions.values()),
+    }
     if best is None:
         return problem.failed_result(
             "fixed_point",
@@ -181,7 +205,8 @@ def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e
             iterations=scan.iterations,
             details=details,
         )
-    size, (q, status, k, theta, _) = best
+    size, (q, _, k, theta, _) = best
+    status = "converged" if scan.all_settled() else "did_not_converge"
     details.update({"support_size": size, "theta": theta, "subset_iterations": k})
     posterior = np.zeros(problem.H)
     posterior[scan.order[:size]] = q

@@ -15,7 +15,7 @@ import time
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, minimize
 
-from cvxpb.validation import check_choice
+from cvxpb.validation import check_choice, check_count, check_positive
 
 SOLVERS = ("SLSQP", "trust-constr")
 SLSQP_STATUS = {
@@ -105,6 +105,9 @@ def solve(
     """
     check_choice(solver, "solver", SOLVERS)
     check_choice(initial, "initial", ("uniform", "prior"))
+    check_count(max_iter, "max_iter")
+    check_positive(tol, "tol")
+    check_positive(max_seconds, "max_seconds", allow_none=True)
     start = time.perf_counter()
     support = np.flatnonzero(problem.prior > 0)
     z0 = (
@@ -116,9 +119,13 @@ def solve(
     try:
         with np.errstate(all="ignore"):
             res, status = _minimize(f, grad, z0, solver, max_iter, tol, max_seconds)
-    except (ValueError, ArithmeticError, np.linalg.LinAlgError) as err:
+    except Exception as err:  # noqa: BLE001 - any failure of the solver is a status
         return problem.failed_result(
-            "nlp", "solver_failed", f"{solver}: {err}", time.perf_counter() - start, solver=solver
+            "nlp",
+            "solver_failed",
+            f"{solver}: {type(err).__name__}: {err}",
+            time.perf_counter() - start,
+            solver=solver,
         )
     seconds = time.perf_counter() - start
     z = np.clip(res.x, 0.0, None)
