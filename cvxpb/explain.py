@@ -113,7 +113,7 @@ def explain(problem) -> str:
             f"  I_{problem.distance}(m={problem.m}, 2) = "
             f"{problem.bound_function.constant:.6g} (constants={problem.constants!r})"
         )
-    width = max(len(name) for name in terms) + 1
+    width = max(34, max(len(name) for name in terms) + 1)
     lines += ["", f"{'term':{width}} {'curvature':10} CVXPY expression"]
     for name, expr in terms.items():
         lines.append(f"{name:{width}} {expr.curvature:10} {_short(expr)}")

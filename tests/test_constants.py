@@ -81,6 +81,7 @@ def test_kl_constant_matches_an_independent_mpmath_global_sup(m):
     assert ours == pytest.approx(float(value), rel=1e-11)
 
 
+@pytest.mark.slow
 def test_kl_constant_at_one_million_samples():
     m = 10**6
     ours, l_star = kl_supremum(m)

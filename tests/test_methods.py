@@ -29,6 +29,7 @@ def random_instance(rng):
     return pb.BoundProblem(risks, m, float(rng.choice([0.01, 0.05, 0.5])), *pair, prior=prior)
 
 
+@pytest.mark.slow
 def test_two_hundred_random_instances():
     """CCP from a uniform start is within 1e-6 of the exact bound on at least 95% of the
     instances and never below it; no method is below it nor raises."""

@@ -100,6 +100,7 @@ def test_linear_kernel_gradient_and_fit():
     assert GPClassifierEP("linear").fit(X, y).score(X, y) > 0.9
 
 
+@pytest.mark.slow
 def test_one_repeat_and_summary():
     rows = experiment.run_experiment(["relevant_feature"], repeats=2, progress=False)
     assert set(rows["method"]) == set(experiment.METHODS) and len(rows) == 6

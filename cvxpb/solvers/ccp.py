@@ -353,7 +353,7 @@ def solve(
         the history of the start it came from, and every start's summary.
     """
     check_count(n_starts, "n_starts")
-    check_count(max_iter, "max_iter")
+    check_count(max_iter, "max_iter", 0)  # 0 returns the start, with status max_iter
     check_count(patience, "patience")
     for name, value in {"tol": tol, "tol_x": tol_x, "feas_tol": feas_tol, "tau": tau}.items():
         check_positive(value, name)

@@ -144,8 +144,13 @@ class _Scan:
                 current = nxt
 
     def positivity_violated(self) -> bool:
-        """Whether a subset's fixed point converged with a weight that is not positive."""
-        return any(s[1] == "converged" and not np.isfinite(s[4]) for s in self.solutions.values())
+        """Whether a subset's fixed point converged with a weight that is not positive,
+        or its iterates left the simplex (a negative weight) before they diverged."""
+        return any(
+            (s[1] == "converged" and not np.isfinite(s[4]))
+            or (s[1] == "diverged" and np.min(s[0]) < 0)
+            for s in self.solutions.values()
+        )
 
     def all_settled(self) -> bool:
         """Whether every subset the search looked at reached its fixed point or diverged:
