@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from cvxpb import __version__
+from cvxpb import __version__, jsonout
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.constants import CONSTANTS
 from cvxpb.datasets import NAMES as DATASET_NAMES
@@ -113,7 +112,7 @@ def cmd_solve(args) -> int:
                 for r in results
             ],
         }
-        print(json.dumps(payload, indent=2))
+        print(jsonout.dumps(payload, indent=2))
         return 0
     print(f"{prob!r}\n")
     print(pd.DataFrame([_result_row(r) for r in results]).to_string(index=False))
@@ -128,10 +127,9 @@ def _print_comparison(prob, args) -> int:
     table = prob.compare(options={"nlp": {"max_seconds": args.nlp_seconds}})
     if args.json:
         print(
-            json.dumps(
+            jsonout.dumps(
                 {"problem": repr(prob), "rows": table.to_dict(orient="records")},
                 indent=2,
-                default=float,
             )
         )
         return 0
@@ -147,7 +145,7 @@ def cmd_demo(args) -> int:
     data, table = run_demo(delta=args.delta, seed=args.seed)
     if args.json:
         print(
-            json.dumps(
+            jsonout.dumps(
                 {"data": data.description, "m": data.m, "rows": table.to_dict(orient="records")},
                 indent=2,
             )
@@ -195,7 +193,7 @@ def cmd_experiment(args) -> int:
         names, args.out, plots=not args.no_plots, progress=not args.json, **options
     )
     if args.json:
-        print(json.dumps(experiment.to_json(runs, {"datasets": names}), default=float))
+        print(jsonout.dumps(experiment.to_json(runs, {"datasets": names})))
         return 0
     table = experiment.results_table(runs).drop(columns=["message", "method", "delta"])
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
@@ -215,7 +213,7 @@ def _save_or_print_json(experiment, rows, table, args, **options) -> bool:
         experiment.write(rows, args.out, **options)
     if args.json:
         records = table.astype(object).where(table.notna(), None)  # NaN is not JSON
-        print(json.dumps(records.to_dict(orient="records"), default=float))
+        print(jsonout.dumps(records.to_dict(orient="records")))
     return bool(args.json)
 
 

@@ -6,9 +6,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from cvxpb import BoundProblem, datasets
 from cvxpb.svm import StochasticSVM
+from cvxpb.svm.cv import LambdaSVC
 
 
-@parametrize_with_checks([StochasticSVM(lambdas=[1e-3, 1e-2, 0.1, 1.0], random_state=0)])
+@parametrize_with_checks(
+    [StochasticSVM(lambdas=[1e-3, 1e-2, 0.1, 1.0], random_state=0), LambdaSVC(lam=0.01)]
+)
 def test_scikit_learn_common_checks(estimator, check):
     check(estimator)
 

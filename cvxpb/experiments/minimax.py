@@ -25,7 +25,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from cvxpb import datasets
+from cvxpb import datasets, jsonout
 from cvxpb.experiments import check_plan
 from cvxpb.minimax.estimators import MinimaxClassifier
 
@@ -136,7 +136,6 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
 def write(rows: pd.DataFrame, out) -> list:
     """``minimax_runs.csv`` (every run), ``minimax.csv`` (:func:`summary`) and
     ``minimax.json`` (both) under ``out``; returns the paths."""
-    import json
     from pathlib import Path
 
     out = Path(out)
@@ -146,5 +145,5 @@ def write(rows: pd.DataFrame, out) -> list:
     rows.to_csv(paths[0], index=False, float_format="%.6g")
     table.to_csv(paths[1], index=False, float_format="%.4g")
     payload = {"summary": table.to_dict(orient="records"), "runs": rows.to_dict(orient="records")}
-    paths[2].write_text(json.dumps(payload, indent=1, default=float))
+    paths[2].write_text(jsonout.dumps(payload, indent=1))
     return paths

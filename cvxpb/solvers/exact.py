@@ -118,10 +118,13 @@ class _Search:
         return [n[:, :-1].ravel() for n in nodes], [n[:, 1:].ravel() for n in nodes]
 
     def _lower(self, a, b, which):
+        """The least lower bound of the intervals ``which``; one that cannot be computed
+        (NaN) counts as 0, below which no bound lies."""
         if not np.any(which):
             return np.inf
         L, div = self._lower_pair([v[which] for v in a], [v[which] for v in b])
-        return float(np.min(self.bound(L, div, rounding=-1)))
+        values = self.bound(L, div, rounding=-1)
+        return float(np.min(np.where(np.isnan(values), 0.0, values)))
 
     def polish(self):
         """Refine the incumbent by bounded Brent search within one final interval of it."""

@@ -102,10 +102,12 @@ class Chi2Family:
         W, M, B, C, E = (v[k] for v in self.sums)
         finite = np.isfinite(t)
         s = np.where(finite, t - self.d[k], 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tz = s * W + B
-            L = self.u1 + (s * M + C) / tz
-            D = ((s * W + 2 * B) * s + E) / (tz * tz)
+        with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+            # a = t Z; every ratio below is bounded (s/a <= 1/W, (sW + 2B)/a <= 2), so
+            # nothing under- or overflows even for prior weights near 1e-300
+            a = s * W + B
+            L = self.u1 + (s / a) * M + C / a
+            D = (s / a) * ((s * W + 2 * B) / a) + (E / a) / a
         total_W, total_M = self.sums[0][-1], self.sums[1][-1]
         L = np.where(finite, L, self.u1 + total_M / total_W)
         D = np.where(finite, D, 1 / total_W)

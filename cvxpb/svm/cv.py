@@ -1,4 +1,4 @@
-"""The cross-validation baseline of seed 000, Section 8.2: k-fold CV over the same grid.
+"""The cross-validation baseline of Sahu & Hemachandra, Section 8.2: k-fold CV over the same grid.
 
 :class:`LambdaSVC` is an RBF SVM parametrized like the stochastic SVM's family, by
 ``lam`` with ``C = 1 / (lam n)`` for the ``n`` examples it is fitted on, so that a
@@ -10,12 +10,14 @@ fold's SVM and the family's SVM with the same ``lam`` solve the same kind of pro
 from __future__ import annotations
 
 import time
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.svm.family import sigest
 from cvxpb.svm.grid import check_lambdas
@@ -29,13 +31,23 @@ class LambdaSVC(ClassifierMixin, BaseEstimator):
         self.gamma = gamma
 
     def fit(self, X, y):
+        X, y = validate_data(self, X, y, accept_sparse="csr")
+        check_classification_targets(y)
+        if not (isinstance(self.lam, Real) and self.lam > 0 and np.isfinite(self.lam)):
+            raise ValueError(f"lam must be a finite number > 0, got {self.lam!r}")
         self.svc_ = SVC(C=1 / (self.lam * len(y)), kernel="rbf", gamma=self.gamma).fit(X, y)
         self.classes_ = self.svc_.classes_
         return self
 
     def predict(self, X):
         check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
         return self.svc_.predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
 
 def cross_validate(

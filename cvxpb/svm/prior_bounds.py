@@ -25,10 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize_scalar
+from sklearn.utils.validation import check_is_fitted
 
 from cvxpb.kl import kl_inv_upper, kl_inv_upper_newton
 from cvxpb.svm.gaussian import kl_shifted, kl_tau, stochastic_error
-from cvxpb.validation import check_delta
+from cvxpb.validation import check_choice, check_delta, real_array
 
 MU_GRID = np.geomspace(1e-3, 1e4, 281)
 DEFAULT_ETAS = np.linspace(1.0, 100.0, 10)  # J = 10 scalings over the seed's range 1..100
@@ -173,10 +174,36 @@ def _same_kernel(a, b) -> None:
         )
 
 
+def _check_etas(etas) -> np.ndarray:
+    """A non-empty 1-D array of finite prior scalings."""
+    etas = real_array(etas, "etas")
+    if etas.ndim != 1 or etas.size == 0 or not np.all(np.isfinite(etas)):
+        raise ValueError(f"etas must be a non-empty list of finite numbers, got {etas!r}")
+    return etas
+
+
+def _signed_labels(svc, y, name: str) -> np.ndarray:
+    """``y`` as +1 / -1 by ``svc.classes_``; NotFittedError for an unfitted ``svc``, and a
+    ValueError for a label that is not one of its two classes."""
+    check_is_fitted(svc)
+    classes = getattr(svc, "classes_", None)
+    if classes is None or len(classes) != 2:
+        raise ValueError(f"{name} must be a binary classifier, got classes {classes!r}")
+    y = np.asarray(y)
+    unknown = ~np.isin(y, classes)
+    if np.any(unknown):
+        raise ValueError(
+            f"y has labels {np.unique(y[unknown])[:5].tolist()} that are not {name}'s classes "
+            f"{classes.tolist()}"
+        )
+    return np.where(y == classes[1], 1, -1)
+
+
 def svm_pac_bayes_bound(
     svc, X, y, prior="langford", delta=0.01, prior_svc=None, etas=DEFAULT_ETAS, tau=50.0, R=None
 ) -> SVMBound:
-    """Any of seed 001's bounds for a fitted binary ``SVC`` (kernel ``"rbf"`` or ``"linear"``).
+    """Any bound of Parrado-Hernandez et al. (2012) for a fitted binary ``SVC``
+    (kernel ``"rbf"`` or ``"linear"``).
 
     ``X, y`` are the examples the bound is computed on: for ``prior`` and ``tau`` those
     *not* used to train ``prior_svc`` (the prior direction ``w_r``); for the others the
@@ -187,12 +214,15 @@ def svm_pac_bayes_bound(
     """
     from cvxpb.svm.gaussian import from_svc, mean_vector, normalized_margins
 
-    if prior not in PRIORS:
-        raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
+    check_choice(prior, "prior", PRIORS)
+    check_delta(delta)
+    etas = _check_etas(etas)
+    y = _signed_labels(svc, y, "svc")
+    if prior_svc is not None:
+        check_is_fitted(prior_svc)
     w = from_svc(svc)
     if w.kernel not in ("rbf", "linear"):
         raise ValueError(f"kernel must be 'rbf' or 'linear', got {w.kernel!r}")
-    y = np.where(np.asarray(y) == svc.classes_[1], 1, -1)
     margins = normalized_margins(w, X, y)
     if prior == "langford":
         return langford_bound(margins, delta)
