@@ -34,7 +34,7 @@ import numpy as np
 
 from cvxpb.constants import bound_constant, check_order, conjugate, log_bound_constant
 from cvxpb.distances import DISTANCES, nudge
-from cvxpb.kl import kl
+from cvxpb.kl import kl_unchecked
 from cvxpb.validation import real_array
 
 DISTANCES_BY_DIVERGENCE = {
@@ -168,7 +168,8 @@ class Bound:
         else:
             rhs = (div + np.log(2 * np.sqrt(self.m) / self.delta)) / self.m
         t = np.clip(threshold, 0.0, 1.0)
-        return (t <= L) | (kl(np.minimum(L, t), t) <= rhs)
+        with np.errstate(invalid="ignore"):  # a NaN statistic keeps its interval open
+            return (t <= L) | (kl_unchecked(np.minimum(L, t), t) <= rhs)
 
     def best_grid_value(self, L, div):
         """The grid value (lam or C) attaining the minimum at ``(L, div)``, or None."""

@@ -190,7 +190,12 @@ def cmd_experiment(args) -> int:
         "n_jobs": args.n_jobs,
     }
     runs = experiment.run_experiment(
-        names, args.out, plots=not args.no_plots, progress=not args.json, **options
+        names,
+        args.out,
+        plots=not args.no_plots,
+        progress=not args.json,
+        resume=args.resume,
+        **options,
     )
     if args.json:
         print(jsonout.dumps(experiment.to_json(runs, {"datasets": names})))
@@ -206,6 +211,15 @@ def cmd_experiment(args) -> int:
     return 0
 
 
+def _check_output(args) -> None:
+    """``--out`` writable and matplotlib there (or plots off, with a note), before any work."""
+    from cvxpb.experiments import prepare_output
+
+    plots = prepare_output(args.out, not getattr(args, "no_plots", True))
+    if hasattr(args, "no_plots"):
+        args.no_plots = not plots
+
+
 def _save_or_print_json(experiment, rows, table, args, **options) -> bool:
     """Write the experiment's files under ``--out``; with ``--json`` print the table and
     return True (nothing more to print)."""
@@ -219,6 +233,8 @@ def _save_or_print_json(experiment, rows, table, args, **options) -> bool:
 
 def cmd_minimax(args) -> int:
     from cvxpb.experiments import minimax as experiment
+
+    _check_output(args)
 
     names = _dataset_names(args.dataset, experiment.DATASETS)
     unknown = [n for n in names if n not in (*DATASET_NAMES, "synthetic")]
@@ -241,6 +257,8 @@ def cmd_minimax(args) -> int:
 
 def cmd_prior_svm(args) -> int:
     from cvxpb.experiments import prior_svm as experiment
+
+    _check_output(args)
 
     names = _dataset_names(args.dataset, ("pima",))
     unknown = [n for n in names if n not in DATASET_NAMES]
@@ -266,6 +284,8 @@ def cmd_prior_svm(args) -> int:
 
 def cmd_slt_gp(args) -> int:
     from cvxpb.experiments import slt_gp as experiment
+
+    _check_output(args)
 
     settings = [n.strip() for item in args.setting for n in item.split(",") if n.strip()]
     r_values = tuple(float(r) for r in args.r_values.split(","))
@@ -331,6 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
     svm.add_argument("--seed", type=int, default=0)
     svm.add_argument("--n-jobs", type=int, help="joblib workers for the SVMs and the CV")
     svm.add_argument("--no-plots", action="store_true")
+    svm.add_argument(
+        "--resume",
+        action="store_true",
+        help="take the datasets an earlier run finished under --out instead of computing them",
+    )
     svm.add_argument("--json", action="store_true", help="print everything as JSON")
     svm.set_defaults(run=cmd_experiment)
     mm = which.add_parser(
@@ -392,6 +417,13 @@ def main(argv=None) -> int:
     except (ValueError, OSError, ImportError) as err:
         print(f"cvxpb: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        kept = getattr(args, "out", None)
+        where = f"; finished work is kept under {kept}/" if kept else ""
+        print(f"\ncvxpb: interrupted{where}", file=sys.stderr)
+        if kept and getattr(args, "experiment", None) == "stochastic-svm":
+            print("cvxpb: run the same command with --resume to go on from there", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -88,11 +88,12 @@ def kl(p, q):
     """
     _check_unit_interval(p, "p")
     _check_unit_interval(q, "q")
-    return _kl(p, q)
+    return kl_unchecked(p, q)
 
 
-def _kl(p, q):
-    """:func:`kl` without the domain check, for the searches in this module."""
+def kl_unchecked(p, q):
+    """:func:`kl` without the domain check, for searches whose iterates may stray (NaN
+    or slightly outside [0, 1] gives NaN or garbage, never an error)."""
     left, right = _kl_parts(p, q)
     value = left + right
     return float(value) if value.ndim == 0 else value
@@ -210,7 +211,7 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
         s = np.minimum(-np.log1p(-np.minimum(near, 1.0)), (eps + np.log(2)) / (1 - p))
     s = np.minimum(s, _S_MAX)
     r = -np.expm1(-s)
-    saturated = (s >= _S_MAX) & (_kl(p, r) < eps)  # root above the largest float below 1
+    saturated = (s >= _S_MAX) & (kl_unchecked(p, r) < eps)  # root above the largest float below 1
     done = (eps == 0) | (p >= 1) | saturated
     r = np.where(eps == 0, p, np.where(done, 1.0, r))
     step = np.zeros_like(r)
@@ -221,7 +222,7 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
         sa, pa = s[active], p[active]
         ra = -np.expm1(-sa)
         slope = (ra - pa) / ra
-        value = _kl(pa, ra) - eps[active]
+        value = kl_unchecked(pa, ra) - eps[active]
         s_new = np.where(slope > 0, sa - value / np.where(slope > 0, slope, 1), sa)
         r_new = np.maximum(-np.expm1(-s_new), pa)
         step[active] = ra - r_new

@@ -10,3 +10,32 @@ def check_plan(runs, methods, allowed) -> None:
         raise ValueError(f"methods must be among {allowed}, got {unknown}")
     if not (isinstance(runs, int | np.integer) and runs >= 1):
         raise ValueError(f"runs must be a positive integer, got {runs!r}")
+
+
+def prepare_output(out, plots: bool) -> bool:
+    """Before any work: ``out`` made and shown to be writable (a ValueError naming
+    ``--out`` otherwise), and whether plots can be drawn: without matplotlib they are
+    skipped with a one-line note on stderr. Returns whether to plot."""
+    import sys
+    from pathlib import Path
+
+    if out is not None:
+        path = Path(out)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            probe = path / ".cvxpb-write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as err:
+            raise ValueError(f"--out {out!r} is not a writable directory: {err}") from None
+    if not plots:
+        return False
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print(
+            'cvxpb: note: plots skipped, matplotlib is not installed (pip install "cvxpb[plot]")',
+            file=sys.stderr,
+        )
+        return False
+    return True

@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from cvxpb import datasets
+from cvxpb import datasets, jsonout
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.diagnostics import ALPHAS, ordered_subset_bounds, summary
+from cvxpb.experiments import prepare_output
 from cvxpb.problem import BoundProblem
 from cvxpb.svm.cv import cross_validate
 from cvxpb.svm.family import fit_family
@@ -222,24 +223,90 @@ def to_json(runs, settings: dict) -> dict:
     }
 
 
-def run_experiment(names, out=None, plots: bool = True, progress: bool = True, **options):
+def run_experiment(
+    names, out=None, plots: bool = True, progress: bool = True, resume: bool = False, **options
+):
     """:func:`run_dataset` on each of ``names``; with ``out``, writes there
     ``stochastic_svm.csv`` (:func:`results_table`), ``stochastic_svm_cv.csv``
     (:func:`cv_table`), ``stochastic_svm_bounds.csv`` (:func:`bounds_table`),
     ``stochastic_svm_spread.csv`` (:func:`spread_table`), ``stochastic_svm.json``
-    (:func:`to_json`) and, with ``plots``, a PNG per dataset. Returns the runs."""
+    (:func:`to_json`) and, with ``plots``, a PNG per dataset. Returns the runs.
+
+    Everything that can be checked is checked first: the dataset names, the method
+    (it must apply to every bound of the table), ``out`` and matplotlib. Each finished
+    dataset is saved under ``out/.finished/`` at once, so an interrupted run keeps it,
+    and ``resume=True`` takes it from there instead of computing it again (when it was
+    made with the same settings).
+    """
     from tqdm.auto import tqdm
 
     names = list(names)
     unknown = [n for n in names if n not in datasets.NAMES]
     if not names or unknown:
         raise ValueError(f"datasets must be among {datasets.NAMES}, got {unknown or 'none'}")
+    _check_method(options.get("method", "exact"))
+    plots = prepare_output(out, plots)
     runs = []
     for name in tqdm(names, desc="datasets", unit="dataset", disable=not progress):
-        runs.append(run_dataset(name, progress=progress, **options))
+        run = _finished(out, name, options) if resume else None
+        if run is None:
+            run = run_dataset(name, progress=progress, **options)
+            _keep(out, name, options, run)
+        runs.append(run)
     if out is not None:
         write(runs, out, options, plots)
     return runs
+
+
+def _check_method(method: str) -> None:
+    """ValueError unless ``method`` solves every (distance, divergence) pair of the table."""
+    from cvxpb.compare import applicable_methods
+    from cvxpb.solvers import METHODS
+
+    if method not in METHODS:
+        raise ValueError(f"--method must be one of {tuple(METHODS)}, got {method!r}")
+    missing = [
+        f"{d}-{v}"
+        for d, v in PAIRS
+        if method not in applicable_methods(BoundProblem([0.1, 0.2], 100, 0.05, d, v))
+    ]
+    if missing:
+        raise ValueError(
+            f"--method {method} does not apply to the bounds {', '.join(missing)} of this "
+            "table; use --method exact (every bound) or nlp"
+        )
+
+
+def _finished_path(out, name):
+    from pathlib import Path
+
+    return Path(out) / ".finished" / f"{name}.joblib"
+
+
+def _keep(out, name, options, run) -> None:
+    """Save a finished dataset at once, with the settings it was made with."""
+    import joblib
+
+    if out is None:
+        return
+    path = _finished_path(out, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    joblib.dump({"options": _settings(options), "run": run}, path)
+
+
+def _finished(out, name, options):
+    """The saved run of ``name`` if it was made with these settings, else None."""
+    import joblib
+
+    if out is None or not _finished_path(out, name).exists():
+        return None
+    saved = joblib.load(_finished_path(out, name))
+    return saved["run"] if saved["options"] == _settings(options) else None
+
+
+def _settings(options) -> dict:
+    """What a finished dataset depends on: every option but the number of workers."""
+    return jsonout.plain({k: v for k, v in options.items() if k != "n_jobs"})
 
 
 def write(runs, out, settings: dict, plots: bool = True) -> list:

@@ -101,13 +101,15 @@ class Chi2Family:
         k = np.maximum(np.searchsorted(self.d, t, side="left"), 1) - 1
         W, M, B, C, E = (v[k] for v in self.sums)
         finite = np.isfinite(t)
-        s = np.where(finite, t - self.d[k], 0.0)
+        s = np.where(finite, t - self.d[k], 1.0)
+        # divided through by W: M/W, B/W <= d_k and C/W, E/W <= d_k^2, so with a = s + B/W
+        # every ratio is bounded (s/a <= 1, (s + 2B/W)/a <= 2) and nothing under- or
+        # overflows, whatever the sizes of s and of the prior weights
+        m_, b_, c_, e_ = M / W, B / W, C / W, E / W
         with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
-            # a = t Z; every ratio below is bounded (s/a <= 1/W, (sW + 2B)/a <= 2), so
-            # nothing under- or overflows even for prior weights near 1e-300
-            a = s * W + B
-            L = self.u1 + (s / a) * M + C / a
-            D = (s / a) * ((s * W + 2 * B) / a) + (E / a) / a
+            a = s + b_
+            L = self.u1 + (s / a) * m_ + c_ / a
+            D = ((s / a) * ((s + 2 * b_) / a) + (e_ / a) / a) / W
         total_W, total_M = self.sums[0][-1], self.sums[1][-1]
         L = np.where(finite, L, self.u1 + total_M / total_W)
         D = np.where(finite, D, 1 / total_W)

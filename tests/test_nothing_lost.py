@@ -1,0 +1,89 @@
+"""Experiments check what they can before any work, and an interruption keeps what finished."""
+
+import sys
+
+import pytest
+
+from cvxpb.cli import main
+from cvxpb.experiments import stochastic_svm as experiment
+
+LAMBDAS = "1e-3\n1e-2\n0.1\n1.0"
+
+
+@pytest.fixture
+def argv(tmp_path):
+    grid = tmp_path / "grid.txt"
+    grid.write_text(LAMBDAS)
+    base = ["experiment", "stochastic-svm", "--lambdas", str(grid), "--folds", "0"]
+    return [*base, "--no-plots"]
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """Fails the test if any SVM is trained."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("work started before the input was checked")
+
+    monkeypatch.setattr(experiment, "run_dataset", refuse)
+
+
+def test_an_unwritable_out_is_refused_before_any_work(tmp_path, argv, capsys, no_training):
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    code = main([*argv, "--dataset", "haberman", "--out", str(blocker / "x")])
+    assert code == 2 and "--out" in capsys.readouterr().err
+
+
+def test_a_method_that_misses_some_bound_is_refused_before_any_work(argv, capsys, no_training):
+    code = main([*argv, "--dataset", "haberman", "--method", "cvx"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--method cvx" in err and "kl-chi2" in err
+
+
+def test_without_matplotlib_plots_are_skipped_with_a_note(tmp_path, monkeypatch, capsys):
+    from cvxpb.experiments import prepare_output
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    assert prepare_output(tmp_path, plots=True) is False
+    assert "plots skipped" in capsys.readouterr().err
+
+
+def test_an_interrupted_run_keeps_finished_datasets_and_resumes(
+    tmp_path, argv, monkeypatch, capsys
+):
+    out = tmp_path / "out"
+    real, calls = experiment.run_dataset, []
+
+    def interrupted_on_the_second(name, **options):
+        calls.append(name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(name, **options)
+
+    monkeypatch.setattr(experiment, "run_dataset", interrupted_on_the_second)
+    args = [*argv, "--dataset", "haberman,bupa", "--out", str(out)]
+    assert main(args) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "--resume" in err and "Traceback" not in err
+    assert (out / ".finished" / "haberman.joblib").exists()
+    calls.clear()
+    monkeypatch.setattr(
+        experiment, "run_dataset", lambda name, **o: calls.append(name) or real(name, **o)
+    )
+    assert main([*args, "--resume"]) == 0
+    assert calls == ["bupa"]  # haberman came from disk
+    assert (out / "stochastic_svm.csv").read_text().count("haberman") >= 1
+
+
+def test_resume_recomputes_a_dataset_made_with_other_settings(tmp_path, argv, monkeypatch):
+    out = tmp_path / "out"
+    assert main([*argv, "--dataset", "haberman", "--out", str(out)]) == 0
+    real, calls = experiment.run_dataset, []
+    monkeypatch.setattr(
+        experiment, "run_dataset", lambda name, **o: calls.append(name) or real(name, **o)
+    )
+    assert (
+        main([*argv, "--dataset", "haberman", "--out", str(out), "--delta", "0.1", "--resume"]) == 0
+    )
+    assert calls == ["haberman"]
