@@ -15,6 +15,7 @@ from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.constants import CONSTANTS
 from cvxpb.datasets import NAMES as DATASET_NAMES
 from cvxpb.datasets import PRIVILEGED
+from cvxpb.parallel import ClusterLostError
 from cvxpb.problem import BoundProblem
 from cvxpb.solvers import METHODS
 
@@ -417,6 +418,9 @@ def main(argv=None) -> int:
     except (ValueError, OSError, ImportError) as err:
         print(f"cvxpb: error: {err}", file=sys.stderr)
         return 2
+    except ClusterLostError as err:
+        print(f"cvxpb: error: {err}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         kept = getattr(args, "out", None)
         where = f"; finished work is kept under {kept}/" if kept else ""

@@ -65,3 +65,34 @@ def test_dask_backend_gives_the_same_family():
     ):
         remote = fit_family(X, y, lambdas, random_state=3, n_jobs=2)
     assert np.array_equal(local.risks, remote.risks) and local.gamma == remote.gamma
+
+
+def test_a_cluster_that_loses_its_workers_is_a_clear_error(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from cvxpb import parallel
+
+    class DyingCluster:  # yields two results, then its futures are cancelled
+        def __init__(self, **kwargs):
+            pass
+
+        def __call__(self, tasks):
+            yield from (1, 2)
+            raise distributed.client.FutureCancelledError("key", "lost")
+
+    monkeypatch.setattr(parallel, "Parallel", DyingCluster)
+    with pytest.raises(parallel.ClusterLostError, match="after 2 of 5 svm tasks"):
+        parallel.run_parallel(iter(()), 5, desc="SVMs", unit="svm")
+
+
+def test_a_lost_cluster_reaches_the_command_line_as_one_line(monkeypatch, capsys):
+    from cvxpb import parallel
+    from cvxpb.cli import main
+    from cvxpb.experiments import stochastic_svm
+
+    def lost(*args, **kwargs):
+        raise parallel.ClusterLostError("the parallel backend dask lost its workers")
+
+    monkeypatch.setattr(stochastic_svm, "run_dataset", lost)
+    code = main(["experiment", "stochastic-svm", "--dataset", "haberman", "--no-plots"])
+    err = capsys.readouterr().err
+    assert code == 1 and "lost its workers" in err and "Traceback" not in err
