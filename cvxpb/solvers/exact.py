@@ -22,7 +22,9 @@ from cvxpb.solvers.family import (
     Chi2Family,
     GibbsFamily,
     RenyiFamily,
+    _parameter,
     initial_grid,
+    segment_of,
 )
 from cvxpb.validation import check_count, check_positive
 
@@ -59,7 +61,7 @@ class _Search:
     def __init__(self, family, bound, tol, evaluate=None):
         self.family, self.bound, self.tol = family, bound, tol
         self.evaluate = evaluate
-        x = initial_grid(family.breaks())
+        x = family.grid() if hasattr(family, "grid") else initial_grid(family.breaks())
         L, div = family.stats(x)
         self.best_value, self.best_x = np.inf, -V_MAX
         self._update(x, bound(L, div))
@@ -93,7 +95,7 @@ class _Search:
             keep = ~closed & splittable
             self.closed_lower = min(self.closed_lower, self._lower(a, b, closed))
             self.unsplittable_lower = min(
-                self.unsplittable_lower, self._lower(a, b, ~closed & ~splittable)
+                self.unsplittable_lower, self._stuck_lower(a, b, ~closed & ~splittable)
             )
             if not np.any(keep) or self.rounds >= max_rounds or keep.sum() > MAX_OPEN:
                 self.open_lower = self._lower(a, b, keep)
@@ -126,6 +128,30 @@ class _Search:
         values = self.bound(L, div, rounding=-1)
         return float(np.min(np.where(np.isnan(values), 0.0, values)))
 
+    def _stuck_lower(self, a, b, which):
+        """Lower bounds of intervals one float step wide. Where one holds a breakpoint
+        ``d_k`` the family changes within it faster than floats resolve (a new classifier
+        enters with weight ``(t - d_k)^e``), and the monotone bound ``g(L(a), D(b))`` is
+        loose: there the part above ``d_k`` is searched in ``u = log(t - d_k)``."""
+        if not np.any(which) or not hasattr(self.family, "stats_segment"):
+            return self._lower(a, b, which)
+        lower = np.inf
+        for i in np.flatnonzero(which):
+            ends = [np.array([v[i]]) for v in a], [np.array([v[i]]) for v in b]
+            at_break = _breakpoint_pieces(self.family, a[0][i], b[0][i])
+            if at_break is None:
+                lower = min(lower, self._lower(*ends, np.array([True])))
+                continue
+            k, s_lo, s_hi, below = at_break
+            if below:  # [t_a, d_k] on segment k - 1: monotone, L from a, D at d_k
+                L0, D0 = self.family.stats_segment(np.array([k]), np.array([0.0]))
+                L, D = self.family.lower_terms(b[0][i], a[1][i : i + 1], D0)
+                lower = min(lower, float(self.bound(L, D, rounding=-1)[0]))
+            sub = _Search(_Segment(self.family, k, s_lo, s_hi), self.bound, self.tol)
+            sub.run(MAX_SUB_ROUNDS)
+            lower = min(lower, sub.lower_bound)
+        return lower
+
     def polish(self):
         """Refine the incumbent by bounded Brent search within one final interval of it."""
         lo, hi = max(self.best_x - self.width, -V_MAX), min(self.best_x + self.width, V_MAX)
@@ -144,6 +170,50 @@ class _Search:
     def lower_bound(self) -> float:
         """The least lower bound of every interval: closed, open or unsplittable."""
         return min(self.closed_lower, self.open_lower, self.unsplittable_lower)
+
+
+MAX_SUB_ROUNDS = 60
+
+
+def _breakpoint_pieces(family, v_a, v_b):
+    """``(k, s_lo, s_hi, below)`` if ``[t(v_a), t(v_b)]`` holds or starts at a breakpoint
+    ``d_k`` (``s = t - d_k`` from ``s_lo`` to ``s_hi``; ``below``: the interval starts
+    under ``d_k``), else None."""
+    if family.breaks() is None:
+        return None
+    t_a, t_b = float(_parameter(v_a, family.scale)), float(_parameter(v_b, family.scale))
+    if not (np.isfinite(t_b) and t_b > 0):
+        return None
+    k = int(segment_of(family.d, np.array([t_b]))[0])
+    if k == 0 or family.d[k] < t_a * (1 - 1e-9):
+        return None
+    return k, max(t_a - family.d[k], 0.0), t_b - family.d[k], t_a < family.d[k]
+
+
+class _Segment:
+    """The family on segment ``k`` for ``s = t - d_k`` in ``[s_lo, s_hi]``, searched in
+    ``u = log s`` (``u = -V_MAX`` is ``s = 0``); the ends are rounded outward."""
+
+    L_increasing = True
+
+    def __init__(self, family, k, s_lo, s_hi):
+        self.family, self.k = family, k
+        self.u_lo = np.nextafter(np.log(s_lo), -np.inf) if s_lo > 0 else -V_MAX
+        self.u_hi = np.nextafter(np.log(s_hi), np.inf)
+
+    def breaks(self):
+        return None
+
+    def grid(self):
+        inner = np.linspace(max(self.u_lo, self.u_hi - 80), self.u_hi, 257)
+        return np.unique(np.concatenate([[self.u_lo], inner]))
+
+    def stats(self, u):
+        s = np.exp(np.atleast_1d(np.asarray(u, dtype=float)))
+        return self.family.stats_segment(np.full(s.shape, self.k), s)
+
+    def lower_terms(self, u, L, div):
+        return self.family.lower_terms(u, L, div)
 
 
 def _neighbours(family, bound, x_best):

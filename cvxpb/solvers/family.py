@@ -39,6 +39,11 @@ def distinct_risks(risks, prior):
     return values[0], values - values[0], np.bincount(inverse, weights=prior[support])
 
 
+def segment_of(d, t):
+    """The segment ``k`` (``d_k < t <= d_{k+1}``) of each ``t > 0``; 0 for ``t = 0``."""
+    return np.maximum(np.searchsorted(d, t, side="left"), 1) - 1
+
+
 def initial_grid(breaks=None, n=257):
     """Points of ``v`` in ``[-V_MAX, V_MAX]``: 26 decades of ``t`` evenly, the ends and
     ``breaks``."""
@@ -98,10 +103,20 @@ class Chi2Family:
     def stats(self, x):
         """``(L, D)`` along the family, vectorized over ``x``."""
         t = np.atleast_1d(_parameter(x, self.scale))
-        k = np.maximum(np.searchsorted(self.d, t, side="left"), 1) - 1
-        W, M, B, C, E = (v[k] for v in self.sums)
+        k = segment_of(self.d, t)
         finite = np.isfinite(t)
-        s = np.where(finite, t - self.d[k], 1.0)
+        L, D = Chi2Family.stats_segment(self, k, np.where(finite, t - self.d[k], 1.0))
+        total_W, total_M = self.sums[0][-1], self.sums[1][-1]
+        L = np.where(finite, L, self.u1 + total_M / total_W)
+        D = np.where(finite, D, 1 / total_W)
+        zero = t == 0
+        return np.where(zero, self.u1, L), np.where(zero, 1 / self.sums[0][0], D)
+
+    def stats_segment(self, k, s):
+        """``(L, D)`` at ``t = d_k + s`` on segment ``k`` (``0 <= s``), with ``s`` given
+        apart from ``d_k``, so that it can be far below the resolution of ``t``."""
+        k, s = np.broadcast_arrays(np.asarray(k), np.asarray(s, dtype=float))
+        W, M, B, C, E = (v[k] for v in self.sums)
         # divided through by W: M/W, B/W <= d_k and C/W, E/W <= d_k^2, so with a = s + B/W
         # every ratio is bounded (s/a <= 1, (s + 2B/W)/a <= 2) and nothing under- or
         # overflows, whatever the sizes of s and of the prior weights
@@ -110,11 +125,8 @@ class Chi2Family:
             a = s + b_
             L = self.u1 + (s / a) * m_ + c_ / a
             D = ((s / a) * ((s + 2 * b_) / a) + (e_ / a) / a) / W
-        total_W, total_M = self.sums[0][-1], self.sums[1][-1]
-        L = np.where(finite, L, self.u1 + total_M / total_W)
-        D = np.where(finite, D, 1 / total_W)
-        zero = t == 0
-        return np.where(zero, self.u1, L), np.where(zero, 1 / W, D)
+        at_break = a == 0  # s = 0 on the first segment: the lowest risks alone
+        return np.where(at_break, self.u1, L), np.where(at_break, 1 / W, D)
 
     def lower_terms(self, x, L, D):
         """``(L, D)`` moved down by their rounding error, for lower bounds."""
@@ -142,6 +154,11 @@ class Chi2AsRenyi(Chi2Family):
 
     def stats(self, x):
         L, D = super().stats(x)
+        with np.errstate(divide="ignore"):
+            return L, np.log(D)
+
+    def stats_segment(self, k, s):
+        L, D = super().stats_segment(k, s)
         with np.errstate(divide="ignore"):
             return L, np.log(D)
 
@@ -184,6 +201,23 @@ class RenyiFamily:
             z = np.clip((tp - self.d[None, :]) / tp, 0.0, None)
             z = np.where(np.isinf(t)[:, None], 1.0, z)
             z = np.where(positive[:, None], z, (self.d == 0)[None, :].astype(float))
+        return self._stats_of(z)
+
+    def stats_segment(self, k, s):
+        """``(L, D_alpha)`` at ``t = d_k + s``, with ``s`` apart from ``d_k`` (it may be
+        far below the resolution of ``t``): classifier ``k`` enters with
+        ``z_k = s / t``."""
+        k, s = np.broadcast_arrays(np.atleast_1d(k), np.atleast_1d(np.asarray(s, dtype=float)))
+        t = (self.d[k] + s)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.clip((t - self.d[None, :]) / t, 0.0, None)
+            z = np.where(np.arange(self.d.size)[None, :] > k[:, None], 0.0, z)
+            entering = np.where(t[:, 0] > 0, s / t[:, 0], 0.0)
+        z[np.arange(k.size), k] = np.where(k > 0, entering, 1.0)
+        return self._stats_of(z)
+
+    def _stats_of(self, z):
+        with np.errstate(divide="ignore"):
             log_z = np.log(z)
         log_base = self.log_w + self.e * log_z
         log_total = logsumexp(log_base, axis=1)
