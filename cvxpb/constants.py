@@ -182,7 +182,7 @@ def kl_constant(m: int, constants: str = "exact") -> float:
     tabulated = [k for k in PAPER_KL_TABLE if k <= m]
     if not tabulated:
         raise ValueError(
-            f'constants="paper" has no kl constant for m < 50 (Table 5 of seed 000), '
+            f'constants="paper" has no kl constant for m < 50 (Table 5 of Sahu & Hemachandra), '
             f'got m={m}; use constants="exact"'
         )
     return PAPER_KL_TABLE[max(tabulated)]

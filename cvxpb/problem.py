@@ -38,7 +38,8 @@ class BoundProblem:
     distance : {"linear", "sq", "kl", "catoni"}, default="kl"
         ``catoni`` only with ``divergence="kl"``; see :mod:`cvxpb.bounds`.
     divergence : {"chi2", "renyi", "kl"}, default="chi2"
-        ``renyi`` is Theorem 1 of seed 000 for any order ``alpha > 1``.
+        ``renyi`` is Theorem 1 of Sahu & Hemachandra (after Begin et al., 2016) for
+        any order ``alpha > 1``; the divergence reported is then ``D_alpha``.
     prior : array_like of shape (H,), optional
         Prior weights (non-negative, summing to 1); ``None`` is uniform.
     constants : {"exact", "paper"}, default="exact"

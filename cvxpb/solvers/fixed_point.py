@@ -1,4 +1,5 @@
-"""``method="fixed_point"``: seed 000's fixed-point equations on ordered subsets (Algorithm 1).
+"""``method="fixed_point"``: Sahu & Hemachandra's fixed-point equations on ordered
+subsets (Algorithm 1).
 
 On the support ``S`` of the ``H'`` smallest risks (with positive prior), ``pi = p / P_S``,
 ``D = sum_S q^2/p``, ``L = sum_S q l`` and ``c^2 = I/delta``:
@@ -58,7 +59,7 @@ class SubsetMap:
         return self.pi * (1 + (mean - self.l) / np.sqrt(slack)) if slack > 0 else -self.pi
 
     def _kl(self, q):
-        if np.ptp(self.l) == 0:  # all equal: Q = P (seed 000, Lemma 4)
+        if np.ptp(self.l) == 0:  # all equal: Q = P (Sahu & Hemachandra, Lemma 4)
             return self.pi.copy()
         L, D = float(q @ self.l), float(np.sum(q * q / self.p))
         eps = np.sqrt(self.c2 * D)
@@ -171,8 +172,8 @@ def supports(problem) -> bool:
 def check_problem(problem):
     if not supports(problem):
         raise ValueError(
-            'method="fixed_point" needs divergence="chi2" (seed 000, eqs. 12, 15, 49, 63); '
-            f'got {problem.divergence!r}: use method="exact"'
+            'method="fixed_point" needs divergence="chi2" (Sahu & Hemachandra, eqs. 12, 15, '
+            f'49, 63); got {problem.divergence!r}: use method="exact"'
         )
 
 

@@ -1,5 +1,5 @@
 """``method="nlp"``: a generic nonlinear solver on the full simplex (the role Ipopt played
-in seed 000), with its failures reported as statuses as in the seed's Table 6.
+in Sahu & Hemachandra), with its failures reported as statuses as in their Table 6.
 
 ``minimize g(L(q), div(q))  s.t.  sum q = 1, 0 <= q <= 1`` by scipy's SLSQP or
 trust-constr from a uniform start, with the gradient ``g_L l + g_div grad div``.
