@@ -206,6 +206,117 @@ CASES = {
 }
 
 
+def svm_bound(**changes):
+    from sklearn.datasets import make_classification
+    from sklearn.svm import SVC
+
+    from cvxpb.svm import svm_pac_bayes_bound
+
+    X, y = make_classification(60, 4, random_state=0)
+    args = {"svc": SVC().fit(X, y), "X": X, "y": y}
+    args.update(changes)
+    return svm_pac_bayes_bound(args.pop("svc"), args.pop("X"), args.pop("y"), **args)
+
+
+def lambda_svc(lam):
+    from cvxpb.svm.cv import LambdaSVC
+
+    return LambdaSVC(lam=lam).fit(np.eye(4), [0, 1, 0, 1])
+
+
+CASES |= {
+    # estimators
+    "svm bound etas empty": (lambda: svm_bound(etas=[]), "etas"),
+    "svm bound etas NaN": (lambda: svm_bound(etas=[math.nan]), "etas"),
+    "svm bound labels not the SVC's": (lambda: svm_bound(y=np.full(60, 7)), "classes"),
+    "svm bound unfitted SVC": (lambda: svm_bound(svc=__import__("sklearn.svm").svm.SVC()), "fit"),
+    "svm bound prior unknown": (lambda: svm_bound(prior="foo"), "prior"),
+    "svm bound delta above 1": (lambda: svm_bound(delta=2.0), "delta"),
+    "LambdaSVC lam zero": (lambda: lambda_svc(0.0), "lam"),
+    "LambdaSVC lam negative": (lambda: lambda_svc(-1.0), "lam"),
+    "StochasticSVM divergence unknown": (
+        lambda: (
+            __import__("cvxpb.svm").svm.StochasticSVM(divergence="foo").fit(np.eye(6), [0, 1] * 3)
+        ),
+        "divergence",
+    ),
+}
+
+
+def cli(*argv):
+    """The command line's answer to ``argv``: a ValueError with its stderr line if it
+    exits 2 (a clear refusal), so the CLI cases share the catalogue's test."""
+    import contextlib
+    import io
+
+    from cvxpb.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(list(argv))
+    if code == 2:
+        raise ValueError(err.getvalue())
+    return code
+
+
+CLI_CASES = {
+    "cli m zero": (("solve", "RISKS", "--m", "0"), "m must"),
+    "cli delta 2": (("solve", "RISKS", "--m", "100", "--delta", "2"), "delta"),
+    "cli renyi without alpha": (("solve", "RISKS", "--m", "100", "--divergence", "renyi"), "alpha"),
+    "cli alpha 1": (
+        ("solve", "RISKS", "--m", "100", "--divergence", "renyi", "--alpha", "1"),
+        "alpha",
+    ),
+    "cli missing file": (("solve", "/nonexistent/risks.csv", "--m", "100"), "nonexistent"),
+    "cli experiment unknown dataset": (
+        ("experiment", "stochastic-svm", "--dataset", "nope"),
+        "datasets must be among",
+    ),
+    "cli experiment method cvx": (
+        ("experiment", "stochastic-svm", "--dataset", "haberman", "--method", "cvx"),
+        "--method cvx",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CLI_CASES), ids=list(CLI_CASES))
+def test_command_line_refuses_with_one_line_naming_the_option(case, tmp_path):
+    argv, words = CLI_CASES[case]
+    risks = tmp_path / "risks.csv"
+    risks.write_text("0.1\n0.2\n0.3\n")
+    argv = [str(risks) if a == "RISKS" else a for a in argv]
+    with pytest.raises(ValueError) as info:
+        cli(*argv)
+    message = str(info.value)
+    assert words in message and "Traceback" not in message and message.count("\n") == 1
+
+
+def test_any_solver_exception_is_a_status_with_the_solvers_message(monkeypatch):
+    from cvxpb.solvers import cvx, nlp
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError("13 GiB")
+
+    monkeypatch.setattr(cvx, "_cached_build", out_of_memory)
+    res = problem(distance="linear").solve("cvx")
+    assert res.status == "solver_failed" and "MemoryError: 13 GiB" in res.message
+    assert math.isnan(res.bound)
+
+    def singular(*args, **kwargs):
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr(nlp, "minimize", singular)
+    res = problem().solve("nlp")
+    assert res.status == "solver_failed" and "LinAlgError: Singular matrix" in res.message
+
+
+def test_explain_covers_the_renyi_bounds():
+    for distance in ("linear", "sq", "kl"):
+        text = problem(distance=distance, divergence="renyi", alpha=3).explain()
+        assert "S(q)^(1/alpha)" in text
+    assert "DCP: yes" in problem(distance="linear", divergence="renyi", alpha=3).explain()
+
+
 @pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
 def test_hostile_input_is_a_value_error_naming_the_argument(case):
     call, words = CASES[case]
@@ -215,7 +326,7 @@ def test_hostile_input_is_a_value_error_naming_the_argument(case):
 
 
 def test_the_catalogue_has_at_least_a_hundred_cases():
-    assert len(CASES) >= 100
+    assert len(CASES) + len(CLI_CASES) >= 100
 
 
 def test_closed_form_constants_take_any_m_up_to_2_to_the_53():
