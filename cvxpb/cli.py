@@ -221,6 +221,22 @@ def _check_output(args) -> None:
         args.no_plots = not plots
 
 
+def _kept(args, name: str) -> dict:
+    """Where an experiment keeps its finished repetitions (``--out``), and ``--resume``."""
+    from pathlib import Path
+
+    keep = None if args.out is None else Path(args.out) / ".finished" / name
+    return {"keep": keep, "resume": args.resume}
+
+
+def _add_resume(parser) -> None:
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="take the work an earlier, interrupted run finished under --out",
+    )
+
+
 def _save_or_print_json(experiment, rows, table, args, **options) -> bool:
     """Write the experiment's files under ``--out``; with ``--json`` print the table and
     return True (nothing more to print)."""
@@ -273,7 +289,15 @@ def cmd_prior_svm(args) -> int:
     if args.sigma_factors:
         grids["sigma_factors"] = tuple(float(f) for f in args.sigma_factors.split(","))
     grid = experiment.run_experiment(
-        names, args.runs, fractions, methods, args.seed, args.n_jobs, not args.json, **grids
+        names,
+        args.runs,
+        fractions,
+        methods,
+        args.seed,
+        args.n_jobs,
+        not args.json,
+        **grids,
+        **_kept(args, "prior_svm"),
     )
     table = experiment.summary(grid)
     if _save_or_print_json(experiment, grid, table, args, plots=not args.no_plots):
@@ -292,7 +316,14 @@ def cmd_slt_gp(args) -> int:
     r_values = tuple(float(r) for r in args.r_values.split(","))
     sizes = tuple(int(n) for n in args.sizes.split(","))
     rows = experiment.run_experiment(
-        settings, args.repeats, r_values, args.seed, args.n_jobs, not args.json, sizes
+        settings,
+        args.repeats,
+        r_values,
+        args.seed,
+        args.n_jobs,
+        not args.json,
+        sizes,
+        **_kept(args, "slt_gp"),
     )
     table = experiment.summary(rows)
     if _save_or_print_json(experiment, rows, table, args, plots=not args.no_plots):
@@ -352,11 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     svm.add_argument("--seed", type=int, default=0)
     svm.add_argument("--n-jobs", type=int, help="joblib workers for the SVMs and the CV")
     svm.add_argument("--no-plots", action="store_true")
-    svm.add_argument(
-        "--resume",
-        action="store_true",
-        help="take the datasets an earlier run finished under --out instead of computing them",
-    )
+    _add_resume(svm)
     svm.add_argument("--json", action="store_true", help="print everything as JSON")
     svm.set_defaults(run=cmd_experiment)
     mm = which.add_parser(
@@ -390,6 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
     ps.add_argument("--seed", type=int, default=0)
     ps.add_argument("--n-jobs", type=int, help="joblib workers over the repetitions")
     ps.add_argument("--no-plots", action="store_true")
+    _add_resume(ps)
     ps.add_argument("--json", action="store_true")
     ps.set_defaults(run=cmd_prior_svm)
     sg = which.add_parser("slt-gp", help="seed 002: GPC, SLT-GP and GPC on X* (Table 3)")
@@ -406,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     sg.add_argument("--seed", type=int, default=0)
     sg.add_argument("--n-jobs", type=int, help="joblib workers over the repeats")
     sg.add_argument("--no-plots", action="store_true")
+    _add_resume(sg)
     sg.add_argument("--json", action="store_true")
     sg.set_defaults(run=cmd_slt_gp)
     return parser
@@ -425,7 +454,7 @@ def main(argv=None) -> int:
         kept = getattr(args, "out", None)
         where = f"; finished work is kept under {kept}/" if kept else ""
         print(f"\ncvxpb: interrupted{where}", file=sys.stderr)
-        if kept and getattr(args, "experiment", None) == "stochastic-svm":
+        if kept and hasattr(args, "resume"):
             print("cvxpb: run the same command with --resume to go on from there", file=sys.stderr)
         return 130
 

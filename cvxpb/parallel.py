@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
 
-from joblib import Parallel
+import joblib
+from joblib import Parallel, delayed
+
+from cvxpb import jsonout
 
 # what a Dask cluster that lost its workers raises through joblib
 _LOST = (concurrent.futures.CancelledError, asyncio.CancelledError)
@@ -24,6 +28,47 @@ def run_parallel(tasks, total: int, n_jobs=None, progress: bool = False, desc: s
     :class:`ClusterLostError`, naming the backend and how many tasks had finished.
     """
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    return _collect(results, total, progress, desc, unit)
+
+
+def run_kept(tasks, keys, keep=None, resume=False, n_jobs=None, progress=False, desc="", unit="it"):
+    """:func:`run_parallel` that keeps finished work: each result is saved under ``keep``
+    (a directory) as soon as its task finishes, named by its key (a JSON-able identity of
+    the task and its settings), and with ``resume`` the results already saved there for
+    the same keys are taken instead of computed again. Returns the results in order."""
+    tasks, keys = list(tasks), [jsonout.dumps(key, sort_keys=True) for key in keys]
+    paths = [None] * len(keys) if keep is None else [_kept_path(keep, key) for key in keys]
+    done = {}
+    if keep is not None and resume:
+        done = {i: joblib.load(path)["result"] for i, path in enumerate(paths) if path.exists()}
+    todo = [i for i in range(len(tasks)) if i not in done]
+
+    def saved(pairs):
+        for i, result in pairs:
+            if paths[i] is not None:
+                paths[i].parent.mkdir(parents=True, exist_ok=True)
+                joblib.dump({"key": keys[i], "result": result}, paths[i])
+            yield i, result
+
+    indexed = (delayed(_indexed)(i, tasks[i]) for i in todo)
+    pairs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(indexed)
+    for i, result in _collect(saved(pairs), len(todo), progress, desc, unit):
+        done[i] = result
+    return [done[i] for i in range(len(tasks))]
+
+
+def _indexed(i, task):
+    function, args, kwargs = task
+    return i, function(*args, **kwargs)
+
+
+def _kept_path(keep, key: str):
+    from pathlib import Path
+
+    return Path(keep) / f"{hashlib.sha256(key.encode()).hexdigest()[:20]}.joblib"
+
+
+def _collect(results, total, progress, desc, unit) -> list:
     if progress:
         from tqdm.auto import tqdm
 

@@ -87,3 +87,48 @@ def test_resume_recomputes_a_dataset_made_with_other_settings(tmp_path, argv, mo
         main([*argv, "--dataset", "haberman", "--out", str(out), "--delta", "0.1", "--resume"]) == 0
     )
     assert calls == ["haberman"]
+
+
+def test_kept_tasks_are_saved_as_they_finish_and_taken_back(tmp_path):
+    from joblib import delayed
+
+    from cvxpb.parallel import run_kept
+
+    calls = []
+
+    def square(x):
+        calls.append(x)
+        return x * x
+
+    tasks = [delayed(square)(x) for x in range(5)]
+    keys = [["square", x] for x in range(5)]
+    assert run_kept(tasks, keys, tmp_path) == [0, 1, 4, 9, 16]
+    calls.clear()
+    assert run_kept(tasks, keys, tmp_path, resume=True) == [0, 1, 4, 9, 16]
+    assert calls == []  # all five came from disk
+    other = [["cube", x] for x in range(5)]  # other settings: computed again
+    assert run_kept(tasks, other, tmp_path, resume=True) == [0, 1, 4, 9, 16]
+    assert sorted(calls) == [0, 1, 2, 3, 4]
+
+
+def test_an_interrupted_slt_gp_run_resumes_where_it_stopped(tmp_path, monkeypatch, capsys):
+    from cvxpb.experiments import slt_gp
+
+    real, calls = slt_gp.one_repeat, []
+
+    def interrupted_on_the_third(*args, **kwargs):
+        calls.append(args[1])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(slt_gp, "one_repeat", interrupted_on_the_third)
+    out = tmp_path / "out"
+    argv = ["experiment", "slt-gp", "--setting", "clean_soft_label", "--repeats", "4"]
+    argv += ["--sizes", "20", "--out", str(out), "--no-plots"]
+    assert main(argv) == 130
+    assert "--resume" in capsys.readouterr().err
+    assert len(list((out / ".finished" / "slt_gp").iterdir())) == 2
+    calls.clear()
+    assert main([*argv, "--resume"]) == 0
+    assert sorted(calls) == [2, 3]  # the first two repeats came from disk

@@ -30,7 +30,7 @@ from sklearn.svm import SVC
 
 from cvxpb import datasets
 from cvxpb.experiments import check_plan
-from cvxpb.parallel import run_parallel
+from cvxpb.parallel import run_kept
 from cvxpb.svm.prior_bounds import DEFAULT_ETAS, svm_pac_bayes_bound
 from cvxpb.svm.prior_svm import EtaPriorSVM, PriorSVM
 
@@ -143,8 +143,13 @@ def run_experiment(
     progress=True,
     c_grid=C_GRID,
     sigma_factors=SIGMA_FACTORS,
+    keep=None,
+    resume=False,
 ) -> pd.DataFrame:
-    """The whole grid for every dataset, repetition and fraction (a tidy table)."""
+    """The whole grid for every dataset, repetition and fraction (a tidy table).
+
+    With ``keep`` (a directory) each finished repetition is saved there at once, and
+    ``resume=True`` takes the saved ones back (those made with the same settings)."""
     check_plan(runs, methods, METHODS)
     if any(not 0 < f <= 1 for f in fractions):
         raise ValueError(f"fractions must lie in (0, 1], got {fractions}")
@@ -154,7 +159,11 @@ def run_experiment(
         delayed(repetition)(loaded[n], k, f, methods, random_state, c_grid, sigma_factors)
         for n, k, f in jobs
     )
-    results = run_parallel(tasks, len(jobs), n_jobs, progress, "repetitions")
+    keys = [
+        [n, k, f, list(methods), random_state, list(c_grid), list(sigma_factors)]
+        for n, k, f in jobs
+    ]
+    results = run_kept(tasks, keys, keep, resume, n_jobs, progress, "repetitions")
     return pd.DataFrame([row for rows in results for row in rows])
 
 

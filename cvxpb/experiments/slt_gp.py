@@ -34,7 +34,7 @@ import pandas as pd
 from cvxpb import datasets
 from cvxpb.gp import GPClassifierEP, SLTGPClassifier
 from cvxpb.gp.bound import SubGaussianWarning
-from cvxpb.parallel import run_parallel
+from cvxpb.parallel import run_kept
 
 METHODS = ("GPC", "SLT-GP", "GPC (reference)")
 RHO_GRID = np.linspace(0, 1, 21)
@@ -122,9 +122,12 @@ def run_experiment(
     n_jobs=None,
     progress=True,
     sizes=(200,),
+    keep=None,
+    resume=False,
 ) -> pd.DataFrame:
     """All repeats of all settings and training-set ``sizes`` (``r_values`` apply to
-    ``noisy_latent_gp``)."""
+    ``noisy_latent_gp``). With ``keep`` (a directory) each finished repeat is saved there
+    at once, and ``resume=True`` takes the saved ones back."""
     from joblib import delayed
 
     unknown = [s for s in settings if s not in datasets.PRIVILEGED]
@@ -142,7 +145,8 @@ def run_experiment(
         for k in range(repeats)
     ]
     tasks = (delayed(one_repeat)(s, k, r, random_state, n) for s, k, r, n in jobs)
-    results = run_parallel(tasks, len(jobs), n_jobs, progress, "repeats")
+    keys = [[s, k, r, random_state, n] for s, k, r, n in jobs]
+    results = run_kept(tasks, keys, keep, resume, n_jobs, progress, "repeats")
     return pd.DataFrame([row for rows in results for row in rows])
 
 
