@@ -259,7 +259,12 @@ def cmd_minimax(args) -> int:
         raise ValueError(f"datasets must be among {DATASET_NAMES} or synthetic, got {unknown}")
     methods = tuple(m.strip() for m in args.methods.split(","))
     rows = experiment.run_experiment(
-        names, args.runs, methods, random_state=args.seed, progress=not args.json
+        names,
+        args.runs,
+        methods,
+        random_state=args.seed,
+        progress=not args.json,
+        **_kept(args, "minimax"),
     )
     table = experiment.summary(rows)
     if _save_or_print_json(experiment, rows, table, args):
@@ -398,6 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     mm.add_argument("--out", help="directory for the CSV and JSON files")
     mm.add_argument("--seed", type=int, default=0)
+    _add_resume(mm)
     mm.add_argument("--json", action="store_true")
     mm.set_defaults(run=cmd_minimax)
     ps = which.add_parser(

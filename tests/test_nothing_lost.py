@@ -132,3 +132,24 @@ def test_an_interrupted_slt_gp_run_resumes_where_it_stopped(tmp_path, monkeypatc
     calls.clear()
     assert main([*argv, "--resume"]) == 0
     assert sorted(calls) == [2, 3]  # the first two repeats came from disk
+
+
+def test_a_resumed_minimax_run_gives_the_rows_of_an_uninterrupted_one(tmp_path, monkeypatch):
+    from cvxpb.experiments import minimax
+
+    options = {"runs": 3, "methods": ("SVM", "Majority"), "random_state": 4, "progress": False}
+    whole = minimax.run_experiment(["haberman"], **options)
+    real, calls = minimax.one_run, []
+
+    def interrupted_on_the_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(minimax, "one_run", interrupted_on_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        minimax.run_experiment(["haberman"], keep=tmp_path, **options)
+    monkeypatch.setattr(minimax, "one_run", real)
+    resumed = minimax.run_experiment(["haberman"], keep=tmp_path, resume=True, **options)
+    assert resumed.drop(columns="seconds").equals(whole.drop(columns="seconds"))

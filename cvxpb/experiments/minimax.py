@@ -108,20 +108,67 @@ def synthetic(n: int = 200, d: int = 10_000, random_state=0):
 
 
 def run_experiment(
-    names, runs=20, methods=DEFAULT_METHODS, lambdas=LAMBDAS, random_state=0, progress=True
+    names,
+    runs=20,
+    methods=DEFAULT_METHODS,
+    lambdas=LAMBDAS,
+    random_state=0,
+    progress=True,
+    keep=None,
+    resume=False,
 ) -> pd.DataFrame:
-    """Every ``(dataset, run, method)`` row; ``"synthetic"`` is :func:`synthetic`."""
+    """Every ``(dataset, run, method)`` row; ``"synthetic"`` is :func:`synthetic`.
+
+    The runs draw their splits from one random stream in turn. With ``keep`` (a
+    directory) the rows so far and the stream's state are saved after every run, and
+    ``resume=True`` goes on from there (for the same settings), so a resumed run gives
+    the rows an uninterrupted one would.
+    """
     from tqdm.auto import tqdm
 
     check_plan(runs, methods, METHODS)
     rng = np.random.default_rng(random_state)
-    rows = []
     jobs = [(name, k) for name in names for k in range(runs)]
-    for name, k in tqdm(jobs, desc="runs", disable=not progress):
+    settings = jsonout.plain([list(names), runs, list(methods), list(lambdas), random_state])
+    rows, start = _progress(keep, settings, rng) if resume else ([], 0)
+    for index in tqdm(range(start, len(jobs)), desc="runs", disable=not progress):
+        name, k = jobs[index]
         data = synthetic() if name == "synthetic" else datasets.load(name)
         for row in one_run(data.X, data.y, methods, np.asarray(lambdas), rng):
             rows.append({"dataset": name, "run": k, **row})
+        _save_progress(keep, settings, rows, index + 1, rng)
     return pd.DataFrame(rows)
+
+
+def _progress_path(keep):
+    from pathlib import Path
+
+    return Path(keep) / "minimax.joblib"
+
+
+def _save_progress(keep, settings, rows, done, rng) -> None:
+    import joblib
+
+    if keep is None:
+        return
+    path = _progress_path(keep)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = rng.bit_generator.state
+    joblib.dump({"settings": settings, "rows": rows, "done": done, "rng": state}, path)
+
+
+def _progress(keep, settings, rng):
+    """``(rows, runs done)`` saved under ``keep`` for these settings, with the random
+    stream put back where it was; ``([], 0)`` if there is nothing to go on from."""
+    import joblib
+
+    if keep is None or not _progress_path(keep).exists():
+        return [], 0
+    saved = joblib.load(_progress_path(keep))
+    if saved["settings"] != settings:
+        return [], 0
+    rng.bit_generator.state = saved["rng"]
+    return list(saved["rows"]), saved["done"]
 
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
