@@ -204,7 +204,7 @@ def cmd_experiment(args) -> int:
     table = experiment.results_table(runs).drop(columns=["message", "method", "delta"])
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if any(run.cv for run in runs):
-        print("\ncross-validation against sq-chi2 (seed 000, Table 4):")
+        print("\ncross-validation against sq-chi2 (Sahu & Hemachandra, Table 4):")
         cv = experiment.cv_table(runs)
         print(cv.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if args.out:
@@ -270,7 +270,7 @@ def cmd_minimax(args) -> int:
     if _save_or_print_json(experiment, rows, table, args):
         return 0
     wide = table.pivot(index="dataset", columns="method", values="error %")
-    print("test error % (mean over runs; seed 003, Table 1):")
+    print("test error % (mean over runs; Farnia & Tse (2016), Table 1):")
     print(wide.reindex(columns=list(methods)).to_string(float_format=lambda v: f"{v:.1f}"))
     print("\nwith standard errors:")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
@@ -307,7 +307,10 @@ def cmd_prior_svm(args) -> int:
     table = experiment.summary(grid)
     if _save_or_print_json(experiment, grid, table, args, plots=not args.no_plots):
         return 0
-    print("bounds and test errors of the bound-selected classifiers (seed 001, Tables 2-5):")
+    print(
+        "bounds and test errors of the bound-selected classifiers "
+        "(Parrado-Hernández et al., 2012, Tables 2-5):"
+    )
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     return 0
 
@@ -333,7 +336,9 @@ def cmd_slt_gp(args) -> int:
     table = experiment.summary(rows)
     if _save_or_print_json(experiment, rows, table, args, plots=not args.no_plots):
         return 0
-    print("test accuracy % (seed 002, Table 3; rho: SLT-GP's empirical-Bayes task similarity):")
+    print(
+        "test accuracy % (Kamesawa et al., Table 3; rho: SLT-GP's empirical-Bayes task similarity):"
+    )
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 
@@ -376,14 +381,16 @@ def build_parser() -> argparse.ArgumentParser:
     experiment = sub.add_parser("experiment", help="the seeds' experiments, written to files")
     which = experiment.add_subparsers(dest="experiment", required=True)
     svm = which.add_parser(
-        "stochastic-svm", help="seed 000: stochastic SVMs on real data against 5-fold CV"
+        "stochastic-svm", help="Sahu & Hemachandra: stochastic SVMs on real data against 5-fold CV"
     )
     _add_datasets(svm, "a dataset")
     svm.add_argument("--out", help="directory for CSV, JSON and PNG files")
     svm.add_argument("--delta", type=float, default=0.05)
     svm.add_argument("--constants", default="exact", choices=CONSTANTS)
     svm.add_argument("--method", default="exact", choices=tuple(METHODS))
-    svm.add_argument("--lambdas", help="file of lambdas (default: seed 000's 158-value grid)")
+    svm.add_argument(
+        "--lambdas", help="file of lambdas (default: Sahu & Hemachandra's 158-value grid)"
+    )
     svm.add_argument("--folds", type=int, default=5, help="CV folds; 0 skips the CV baseline")
     svm.add_argument("--seed", type=int, default=0)
     svm.add_argument("--n-jobs", type=int, help="joblib workers for the SVMs and the CV")
@@ -392,7 +399,8 @@ def build_parser() -> argparse.ArgumentParser:
     svm.add_argument("--json", action="store_true", help="print everything as JSON")
     svm.set_defaults(run=cmd_experiment)
     mm = which.add_parser(
-        "minimax", help="seed 003: minimax classifiers against SVM and logistic regression"
+        "minimax",
+        help="Farnia & Tse (2016): minimax classifiers against SVM and logistic regression",
     )
     _add_datasets(mm, "a dataset or 'synthetic'")
     mm.add_argument("--runs", type=int, default=20, help="random 70:30 splits per dataset")
@@ -407,7 +415,8 @@ def build_parser() -> argparse.ArgumentParser:
     mm.add_argument("--json", action="store_true")
     mm.set_defaults(run=cmd_minimax)
     ps = which.add_parser(
-        "prior-svm", help="seed 001: SVMs and prior SVMs selected by PAC-Bayes bounds"
+        "prior-svm",
+        help="Parrado-Hernández et al. (2012): SVMs and prior SVMs selected by PAC-Bayes bounds",
     )
     _add_datasets(ps, "a dataset")
     ps.add_argument("--runs", type=int, default=5, help="random 80:20 splits (the seed: 50)")
@@ -426,7 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resume(ps)
     ps.add_argument("--json", action="store_true")
     ps.set_defaults(run=cmd_prior_svm)
-    sg = which.add_parser("slt-gp", help="seed 002: GPC, SLT-GP and GPC on X* (Table 3)")
+    sg = which.add_parser("slt-gp", help="Kamesawa et al.: GPC, SLT-GP and GPC on X* (Table 3)")
     sg.add_argument(
         "--setting",
         action="append",

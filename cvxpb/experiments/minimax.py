@@ -1,4 +1,4 @@
-"""Seed 003's Table 1 setting: minimax classifiers against SVM and logistic regression.
+"""Farnia & Tse's Table 1 setting: minimax classifiers against SVM and logistic regression.
 
 Each run splits a dataset at random 70 : 30 into training and test parts. Each method's
 ``lam`` in ``{2^-10, ..., 2^10}`` is chosen on a random 70 : 30 split of the training
@@ -104,7 +104,7 @@ def synthetic(n: int = 200, d: int = 10_000, random_state=0):
     X = (rng.random((n, d)) < 0.75).astype(float)
     gamma = rng.normal(size=d) / np.sqrt(d)
     y = np.where(X @ gamma + rng.normal(size=n) > 0, 1, -1)
-    return datasets.Dataset("synthetic", X, y, f"seed 003's Bernoulli data, n={n}, d={d}")
+    return datasets.Dataset("synthetic", X, y, f"Farnia & Tse's Bernoulli data, n={n}, d={d}")
 
 
 def run_experiment(

@@ -1,4 +1,4 @@
-"""Seed 000's experiment (Sections 7 and 8): stochastic SVMs on real data, against CV.
+"""Sahu & Hemachandra's experiment (Sections 7 and 8): stochastic SVMs on real data, against CV.
 
 For each dataset: 20% of the examples are held out for testing (stratified); the other
 80% are standardized (kernlab's ``ksvm`` scales by default) and give the family of RBF
@@ -31,7 +31,7 @@ from cvxpb.validation import check_delta
 
 PAIRS = tuple((dist, div) for div in ("chi2", "kl") for dist in DISTANCES_BY_DIVERGENCE[div])
 SEED_DATASETS = ("bupa", "haberman", "ionosphere", "mammographic", "wdbc", "waveform")
-SEED_SIZES = {"waveform": 3308}  # seed 000's Table 2: waveform without class 0
+SEED_SIZES = {"waveform": 3308}  # Sahu & Hemachandra's Table 2: waveform without class 0
 CV_PAIR = ("sq", "chi2")  # the pair Table 4 compares with CV
 
 
@@ -103,7 +103,7 @@ def run_dataset(
     n_jobs=None,
     progress: bool = False,
 ) -> DatasetRun:
-    """Seed 000's pipeline on one dataset (see the module's docstring).
+    """Sahu & Hemachandra's pipeline on one dataset (see the module's docstring).
 
     ``folds=None`` skips the CV baseline; ``subsets=False`` skips the ordered-subset
     bounds of Figure 1 (computed for the chi2 pairs).
@@ -168,7 +168,7 @@ def results_table(runs) -> pd.DataFrame:
 
 
 def bounds_table(results: pd.DataFrame, divergence: str = "chi2") -> pd.DataFrame:
-    """Bounds and test errors, a row per dataset and a column per distance (seed 000,
+    """Bounds and test errors, a row per dataset and a column per distance (Sahu & Hemachandra,
     Table 3 for chi2)."""
     rows = results[results["divergence"] == divergence]
     wide = rows.pivot(index="dataset", columns="distance", values=["bound", "test error"])
@@ -179,14 +179,14 @@ def bounds_table(results: pd.DataFrame, divergence: str = "chi2") -> pd.DataFram
 
 
 def spread_table(results: pd.DataFrame, divergence: str = "chi2") -> pd.DataFrame:
-    """Support, N(alpha) and HHI per dataset and distance (seed 000, Table 9)."""
+    """Support, N(alpha) and HHI per dataset and distance (Sahu & Hemachandra, Table 9)."""
     rows = results[results["divergence"] == divergence]
     columns = ["dataset", "distance", "support", *[f"N({a:g})" for a in ALPHAS], "HHI"]
     return rows[columns].reset_index(drop=True)
 
 
 def cv_table(runs) -> pd.DataFrame:
-    """One row per dataset: CV against the sq-chi2 stochastic SVM (seed 000, Table 4)."""
+    """One row per dataset: CV against the sq-chi2 stochastic SVM (Sahu & Hemachandra, Table 4)."""
     return pd.DataFrame([run.cv for run in runs if run.cv is not None])
 
 

@@ -1,4 +1,4 @@
-"""Gaussian process classification (seed 002): EP for probit GPC, SLT-GP, their bound."""
+"""Gaussian process classification (Kamesawa et al.): EP for probit GPC, SLT-GP, their bound."""
 
 from cvxpb.gp.classifier import GPClassifierEP
 from cvxpb.gp.ep import EPConvergenceWarning

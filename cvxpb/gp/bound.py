@@ -1,10 +1,10 @@
-"""The PAC-Bayes bound of seed 002, Theorem 1 (eq. 29) and its constant ``b`` (eqs. 30-31).
+"""The PAC-Bayes bound of Kamesawa et al., Theorem 1 (eq. 29) and its constant ``b`` (eqs. 30-31).
 
 ``E_{Q^} L_D(f) <= -(log delta + log Z_{X,y|s}) / n + b(sigma0^2)`` for the negative log
 likelihood loss, under the sub-Gaussian condition (28) with ``sigma0^2 < 1/2``.
 
 ``b = inf_{a > c} [log(2 pi (a + 4))/2 - a / (2(a + 4)) + 4 sigma0^4 ((a + 5)/(a + 4))^2]``
-with ``c = (10 sigma0^2 - 4)/(1 - 2 sigma0^2)``. With ``u = 1/(a + 4)`` (DESIGN.md item 6)
+with ``c = (10 sigma0^2 - 4)/(1 - 2 sigma0^2)``. With ``u = 1/(a + 4)``
 
 ``b = -log(u)/2 + log(2 pi)/2 - 1/2 + 2u + 4 sigma0^4 (1 + u)^2``
 
@@ -111,7 +111,7 @@ class PACBayesMixin:
     ``_prior_marginals``)."""
 
     def pac_bayes_bound(self, delta=0.05, sigma0_sq=0.1) -> float:
-        """Seed 002's Theorem 1 (eq. 29) with ``log Z`` the EP log marginal likelihood
+        """Kamesawa et al.'s Theorem 1 (eq. 29) with ``log Z`` the EP log marginal likelihood
         (for SLT-GP, eq. 25's): a bound on the posterior-expected negative log likelihood
         risk, valid when the prior satisfies the sub-Gaussian condition (28) with
         ``sigma0_sq < 1/2``. A :class:`SubGaussianWarning` says when the training

@@ -4,7 +4,7 @@ The kernel is RBF, ``amplitude^2 exp(-||x - x'||^2 / (2 length_scale^2))``, or l
 ``amplitude^2 x^T x'`` (the seed's ``sigma^2 x^T x'``). ``fit`` maximizes
 the EP log marginal likelihood over ``log amplitude`` and ``log length_scale`` with
 L-BFGS-B and the exact gradient at the EP fixed point, warm-starting each EP run from
-the previous sites; ``optimize="length_scale"`` keeps the amplitude (seed 002's
+the previous sites; ``optimize="length_scale"`` keeps the amplitude (Kamesawa et al.'s
 Section 5.8 fixes it at 1/4) and ``optimize=False`` keeps both.
 """
 

@@ -132,7 +132,7 @@ def predict_latent(state: EPState, K, K_cross, k_diag):
 
 
 def predictive_probability(mean, var):
-    """``p(y = +1 | x) = Phi(mu / sqrt(1 + sigma^2))`` (eq. 3.80; seed 002's eq. 23)."""
+    """``p(y = +1 | x) = Phi(mu / sqrt(1 + sigma^2))`` (eq. 3.80; Kamesawa et al.'s eq. 23)."""
     return ndtr(mean / np.sqrt(1 + var))
 
 

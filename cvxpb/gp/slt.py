@@ -1,4 +1,4 @@
-"""SLT-GP (seed 002): GP classification with privileged information by soft-label transfer.
+"""SLT-GP (Kamesawa et al.): GP classification with privileged information by soft-label transfer.
 
 A GPC on the privileged features ``X*`` gives soft labels ``s`` (its posterior mean at
 the training points, Section 2.2). The source latent ``f_S`` (``s_i ~ N(f_S(x_i), 1)``)
@@ -47,7 +47,7 @@ def conditional_prior(K, s, rho):
 
 
 class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
-    """Soft-label-transfer GP classification (seed 002); ``fit(X, y, X_star)`` takes the
+    """Soft-label-transfer GP classification (Kamesawa et al.); ``fit(X, y, X_star)`` takes the
     privileged features ``X_star`` of the training examples.
 
     Parameters

@@ -1,4 +1,4 @@
-"""Minimax supervised learning (seed 003): maximum conditional entropy as GLMs."""
+"""Minimax supervised learning (Farnia & Tse (2016)): maximum conditional entropy as GLMs."""
 
 from cvxpb.minimax.entropies import get_entropy
 from cvxpb.minimax.estimators import (

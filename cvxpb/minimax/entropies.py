@@ -1,4 +1,4 @@
-"""The conjugates ``F_theta`` of the generalized entropies (seed 003, eq. 20).
+"""The conjugates ``F_theta`` of the generalized entropies (Farnia & Tse (2016), eq. 20).
 
 ``F_theta(z) = max_P H(Y) + E_P[theta(Y)]^T z``. For classification into ``t + 1``
 classes ``theta`` is the one-hot code of the first ``t`` (the last class is the

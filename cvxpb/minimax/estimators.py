@@ -1,4 +1,4 @@
-"""scikit-learn estimators on the minimax program (seed 003).
+"""scikit-learn estimators on the minimax program (Farnia & Tse (2016)).
 
 * :class:`MinimaxClassifier`: ``loss="zero_one"`` is the minimax SVM, ``"brier"`` the
   minimax Brier classifier (``randomized=True``: the mmRBC rule of eq. 38), ``"log"``
@@ -148,7 +148,7 @@ class _MinimaxBase(BaseEstimator):
 
 
 class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
-    """The robust Bayes classifier against the moment set of seed 003, eq. (19).
+    """The robust Bayes classifier against the moment set of Farnia & Tse (2016), eq. (19).
 
     Parameters
     ----------
@@ -269,7 +269,7 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
 
 
 class MinimaxRegressor(RegressorMixin, _MinimaxBase):
-    """The robust Bayes (MMSE) regressor of seed 003, Section 3.3.
+    """The robust Bayes (MMSE) regressor of Farnia & Tse (2016), Section 3.3.
 
     Parameters
     ----------
@@ -349,7 +349,7 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
 
 
 class RobustFeatureSelector(SelectorMixin, _MinimaxBase):
-    """Robust feature selection by the l_{1,inf} relaxation of seed 003, eq. (43).
+    """Robust feature selection by the l_{1,inf} relaxation of Farnia & Tse (2016), eq. (43).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""The minimax program of seed 003, eq. (21), as a CVXPY problem.
+"""The minimax program of Farnia & Tse (2016), eq. (21), as a CVXPY problem.
 
 ``min_A (1/n) sum_i [F_theta(A x_i) - theta(y_i)^T A x_i] + R(A)``, ``A`` of shape
 ``(t, d)``, with ``R`` one of

@@ -1,4 +1,5 @@
-"""SVM families for PAC-Bayes bounds (seed 000's stochastic SVM; seed 001's priors)."""
+"""SVM families for PAC-Bayes bounds: Sahu & Hemachandra's stochastic SVM and
+Parrado-Hernández et al.'s (2012) data-dependent priors."""
 
 from cvxpb.svm.grid import lambda_grid
 from cvxpb.svm.prior_bounds import SVMBound, svm_pac_bayes_bound

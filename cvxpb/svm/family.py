@@ -1,4 +1,4 @@
-"""The finite family of RBF SVMs of seed 000, Section 7: one per regularization parameter.
+"""The finite family of RBF SVMs of Sahu & Hemachandra, Section 7: one per regularization parameter.
 
 Each ``lam`` gets its own random split of the data into ``m`` training and ``v``
 validation examples (overlaps between classifiers allowed, as in the seed); its
@@ -80,7 +80,7 @@ def fit_family(
     y : ndarray of shape (n_samples,) with values in {-1, +1}
     lambdas : array_like of shape (H,)
     train_fraction : float, default=0.5
-        Share of the examples each SVM trains on (seed 000: m = v); the rest validate it.
+        Share of the examples each SVM trains on (Sahu & Hemachandra: m = v); the rest validate it.
     gamma : float, optional
         RBF width; by default :func:`sigest` on ``X``.
     n_jobs : int, optional

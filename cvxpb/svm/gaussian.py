@@ -1,4 +1,5 @@
-"""Gaussian posteriors over linear classifiers in feature space (seed 001, Section 2).
+"""Gaussian posteriors over linear classifiers in feature space (Parrado-Hernández et
+al., 2012, Section 2).
 
 A (kernel) SVM is the linear function ``f(x) = w^T phi(x) + b``. With the bias as one
 more coordinate, ``w~ = (w, b)`` and ``phi~(x) = (phi(x), 1)``, it is a homogeneous

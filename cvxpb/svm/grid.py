@@ -1,4 +1,4 @@
-"""The regularization grid of seed 000, Section 7."""
+"""The regularization grid of Sahu & Hemachandra, Section 7."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def lambda_grid(
     stop: float = 5.0,
     ratios=RATIOS,
 ) -> np.ndarray:
-    """The arithmetic-geometric progression of seed 000, Section 7, sorted.
+    """The arithmetic-geometric progression of Sahu & Hemachandra, Section 7, sorted.
 
     The union of the geometric series ``top * r^k`` (``r`` in ``ratios``) kept in
     ``[floor, top]``, and the arithmetic series ``top + step, top + 2 step, ...`` up to

@@ -1,4 +1,5 @@
-"""The PAC-Bayes bounds of seed 001 for SVMs with Gaussian posteriors ``N(mu w, I)``.
+"""The PAC-Bayes bounds of Parrado-Hernández et al. (2012) for SVMs with Gaussian
+posteriors ``N(mu w, I)``.
 
 Each bound is ``sup{r : kl(Q_S(w, mu), r) <= (KL(Q || P) + penalty) / m}``, minimized
 over ``mu``. It holds for all ``mu`` at once, so the minimization costs nothing: ``mu``

@@ -1,4 +1,4 @@
-"""The quadratic programs of seed 001's prior SVM (Section 4.1, Appendix A) and
+"""The quadratic programs of Parrado-Hernández et al.'s prior SVM (Section 4.1, Appendix A) and
 eta-prior SVM (Section 4.2.1).
 
 Both work in the augmented feature space ``phi~(x) = (phi(x), 1)`` of

@@ -1,4 +1,4 @@
-"""Seed 001's prior SVM and eta-prior SVM as scikit-learn classifiers.
+"""Parrado-Hernández et al.'s prior SVM and eta-prior SVM as scikit-learn classifiers.
 
 Both split the training set: a part (``prior_fraction``, the seed's r = 50%) trains an
 ordinary SVM whose unit weight vector ``w_r`` is the prior direction; the rest trains
@@ -113,7 +113,8 @@ class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
 
 
 class PriorSVM(_PriorSVMBase):
-    """The prior SVM of seed 001 (Section 4.1), selected by the mixture-prior bound.
+    """The prior SVM of Parrado-Hernández et al. (2012, Section 4.1), selected by the
+    mixture-prior bound.
 
     Parameters
     ----------
@@ -204,7 +205,8 @@ class PriorSVM(_PriorSVMBase):
 
 
 class EtaPriorSVM(_PriorSVMBase):
-    """The eta-prior SVM of seed 001 (Section 4.2): the prior's scaling learnt in the QP.
+    """The eta-prior SVM of Parrado-Hernández et al. (2012, Section 4.2): the prior's
+    scaling learnt in the QP.
 
     Parameters as :class:`PriorSVM`, and ``tau`` (default 50) and ``bound_eta``
     (default 50), the tau prior of the bound (Theorem 8). ``solver="newton"`` (default)

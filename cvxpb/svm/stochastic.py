@@ -1,4 +1,4 @@
-"""``StochasticSVM``: seed 000's stochastic SVM, a PAC-Bayes posterior over RBF SVMs.
+"""``StochasticSVM``: Sahu & Hemachandra's stochastic SVM, a PAC-Bayes posterior over RBF SVMs.
 
 ``fit`` trains one SVM per regularization parameter (:mod:`cvxpb.svm.family`), measures
 each one's risk on its validation split, and minimizes the chosen PAC-Bayes bound over
