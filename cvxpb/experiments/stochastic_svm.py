@@ -190,13 +190,6 @@ def cv_table(runs) -> pd.DataFrame:
     return pd.DataFrame([run.cv for run in runs if run.cv is not None])
 
 
-def _no_nan(row):
-    """A row for JSON: NaN (undefined, e.g. a relative error over a zero) becomes null."""
-    if row is None:
-        return None
-    return {k: None if isinstance(v, float) and np.isnan(v) else v for k, v in row.items()}
-
-
 def to_json(runs, settings: dict) -> dict:
     """Everything needed to check the tables again: each family's risks and test
     errors, the posteriors, and the rows."""
@@ -215,8 +208,8 @@ def to_json(runs, settings: dict) -> dict:
                 "risks": run.risks.tolist(),
                 "test_errors": run.test_errors.tolist(),
                 "posteriors": {k: v.tolist() for k, v in run.posteriors.items()},
-                "rows": [_no_nan(row) for row in run.rows],
-                "cv": _no_nan(run.cv),
+                "rows": [jsonout.plain(row) for row in run.rows],  # NaN is null
+                "cv": jsonout.plain(run.cv),
             }
             for run in runs
         ],
@@ -311,7 +304,6 @@ def _settings(options) -> dict:
 
 def write(runs, out, settings: dict, plots: bool = True) -> list:
     """The tables, the JSON and the figures of ``runs`` under ``out``; returns the paths."""
-    import json
     from pathlib import Path
 
     out = Path(out)
@@ -329,8 +321,7 @@ def write(runs, out, settings: dict, plots: bool = True) -> list:
             paths.append(out / name)
             table.to_csv(paths[-1], index=False, float_format="%.6g")
     paths.append(out / "stochastic_svm.json")
-    payload = to_json(runs, {k: _plain(v) for k, v in settings.items()})
-    paths[-1].write_text(json.dumps(payload, indent=1, default=_plain, allow_nan=False))
+    paths[-1].write_text(jsonout.dumps(to_json(runs, settings), indent=1))
     if plots:
         from cvxpb.plots import save_dataset_figure
 
@@ -338,12 +329,3 @@ def write(runs, out, settings: dict, plots: bool = True) -> list:
             paths.append(out / f"stochastic_svm_{run.name}.png")
             save_dataset_figure(run, paths[-1])
     return paths
-
-
-def _plain(value):
-    """JSON-ready: arrays to lists, numpy scalars to Python numbers."""
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
