@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cvxpb.validation import real_array
+
 BRACKET_WIDTH = 1e-300
 BRACKET_RELATIVE = 4 * np.finfo(float).eps
 _EPS = np.finfo(float).eps
@@ -100,9 +102,7 @@ def kl_unchecked(p, q):
 
 
 def _check_unit_interval(values, name: str) -> None:
-    values = np.asarray(values)
-    if np.iscomplexobj(values) or not np.issubdtype(values.dtype, np.number):
-        raise ValueError(f"{name} must be real numbers in [0, 1], got {values!r}")
+    values = real_array(values, name)
     if not np.all((values >= 0) & (values <= 1)):  # False for NaN too
         raise ValueError(f"{name} must lie in [0, 1] with no NaN")
 
@@ -116,10 +116,7 @@ def _kl_with_error(p, q):
 
 def _check(p, eps):
     _check_unit_interval(p, "p")
-    eps = np.asarray(eps)
-    if np.iscomplexobj(eps) or not np.issubdtype(eps.dtype, np.number):
-        raise ValueError(f"eps must be real numbers >= 0, got {eps!r}")
-    p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(eps, dtype=float))
+    p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), real_array(eps, "eps"))
     if not np.all(eps >= 0):  # False for NaN too
         raise ValueError("eps must be >= 0 with no NaN")
     return p.astype(float), eps.astype(float)
