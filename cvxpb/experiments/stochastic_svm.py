@@ -23,6 +23,7 @@ from cvxpb import datasets, jsonout
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.diagnostics import ALPHAS, ordered_subset_bounds, summary
 from cvxpb.experiments import prepare_output
+from cvxpb.parallel import run_kept
 from cvxpb.problem import BoundProblem
 from cvxpb.svm.cv import cross_validate
 from cvxpb.svm.family import fit_family
@@ -227,11 +228,13 @@ def run_experiment(
 
     Everything that can be checked is checked first: the dataset names, the method
     (it must apply to every bound of the table), ``out`` and matplotlib. Each finished
-    dataset is saved under ``out/.finished/`` at once, so an interrupted run keeps it,
-    and ``resume=True`` takes it from there instead of computing it again (when it was
-    made with the same settings).
+    dataset is saved under ``out/.finished/`` at once (:func:`cvxpb.parallel.run_kept`),
+    so an interrupted run keeps it, and ``resume=True`` takes it from there instead of
+    computing it again (when it was made with the same settings).
     """
-    from tqdm.auto import tqdm
+    from pathlib import Path
+
+    from joblib import delayed
 
     names = list(names)
     unknown = [n for n in names if n not in datasets.NAMES]
@@ -239,13 +242,11 @@ def run_experiment(
         raise ValueError(f"datasets must be among {datasets.NAMES}, got {unknown or 'none'}")
     _check_method(options.get("method", "exact"))
     plots = prepare_output(out, plots)
-    runs = []
-    for name in tqdm(names, desc="datasets", unit="dataset", disable=not progress):
-        run = _finished(out, name, options) if resume else None
-        if run is None:
-            run = run_dataset(name, progress=progress, **options)
-            _keep(out, name, options, run)
-        runs.append(run)
+    keep = None if out is None else Path(out) / ".finished" / "stochastic_svm"
+    tasks = [delayed(run_dataset)(name, progress=progress, **options) for name in names]
+    keys = [[name, _settings(options)] for name in names]
+    # one dataset at a time (n_jobs=1): the SVMs and the CV inside use options["n_jobs"]
+    runs = run_kept(tasks, keys, keep, resume, 1, progress, "datasets", "dataset")
     if out is not None:
         write(runs, out, options, plots)
     return runs
@@ -268,33 +269,6 @@ def _check_method(method: str) -> None:
             f"--method {method} does not apply to the bounds {', '.join(missing)} of this "
             "table; use --method exact (every bound) or nlp"
         )
-
-
-def _finished_path(out, name):
-    from pathlib import Path
-
-    return Path(out) / ".finished" / f"{name}.joblib"
-
-
-def _keep(out, name, options, run) -> None:
-    """Save a finished dataset at once, with the settings it was made with."""
-    import joblib
-
-    if out is None:
-        return
-    path = _finished_path(out, name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    joblib.dump({"options": _settings(options), "run": run}, path)
-
-
-def _finished(out, name, options):
-    """The saved run of ``name`` if it was made with these settings, else None."""
-    import joblib
-
-    if out is None or not _finished_path(out, name).exists():
-        return None
-    saved = joblib.load(_finished_path(out, name))
-    return saved["run"] if saved["options"] == _settings(options) else None
 
 
 def _settings(options) -> dict:
