@@ -9,9 +9,13 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification
+from sklearn.svm import SVC
 
 import cvxpb as pb
 from cvxpb.kl import kl_inv_lower, kl_inv_upper
+from cvxpb.svm import svm_pac_bayes_bound
+from cvxpb.svm.cv import LambdaSVC
 
 R = [0.1, 0.2, 0.3]
 
@@ -207,10 +211,6 @@ CASES = {
 
 
 def svm_bound(**changes):
-    from sklearn.datasets import make_classification
-    from sklearn.svm import SVC
-
-    from cvxpb.svm import svm_pac_bayes_bound
 
     X, y = make_classification(60, 4, random_state=0)
     args = {"svc": SVC().fit(X, y), "X": X, "y": y}
@@ -219,8 +219,6 @@ def svm_bound(**changes):
 
 
 def lambda_svc(lam):
-    from cvxpb.svm.cv import LambdaSVC
-
     return LambdaSVC(lam=lam).fit(np.eye(4), [0, 1, 0, 1])
 
 
@@ -229,15 +227,13 @@ CASES |= {
     "svm bound etas empty": (lambda: svm_bound(etas=[]), "etas"),
     "svm bound etas NaN": (lambda: svm_bound(etas=[math.nan]), "etas"),
     "svm bound labels not the SVC's": (lambda: svm_bound(y=np.full(60, 7)), "classes"),
-    "svm bound unfitted SVC": (lambda: svm_bound(svc=__import__("sklearn.svm").svm.SVC()), "fit"),
+    "svm bound unfitted SVC": (lambda: svm_bound(svc=SVC()), "fit"),
     "svm bound prior unknown": (lambda: svm_bound(prior="foo"), "prior"),
     "svm bound delta above 1": (lambda: svm_bound(delta=2.0), "delta"),
     "LambdaSVC lam zero": (lambda: lambda_svc(0.0), "lam"),
     "LambdaSVC lam negative": (lambda: lambda_svc(-1.0), "lam"),
     "StochasticSVM divergence unknown": (
-        lambda: (
-            __import__("cvxpb.svm").svm.StochasticSVM(divergence="foo").fit(np.eye(6), [0, 1] * 3)
-        ),
+        lambda: StochasticSVM(divergence="foo").fit(np.eye(6), [0, 1] * 3),
         "divergence",
     ),
 }
