@@ -14,7 +14,7 @@ from sklearn.svm import SVC
 
 import cvxpb as pb
 from cvxpb.kl import kl_inv_lower, kl_inv_upper
-from cvxpb.svm import svm_pac_bayes_bound
+from cvxpb.svm import StochasticSVM, svm_pac_bayes_bound
 from cvxpb.svm.cv import LambdaSVC
 
 R = [0.1, 0.2, 0.3]
