@@ -1,11 +1,49 @@
-"""cvxpb: PAC-Bayesian bound minimization as disciplined convex programs."""
+"""cvxpb: PAC-Bayesian bound minimization as disciplined convex programs.
 
-from cvxpb.bounds import Bound
-from cvxpb.constants import bound_constant
+Give the empirical risks of H classifiers, the sample size ``m`` they were
+measured on and a confidence ``delta``; cvxpb returns the posterior over the
+classifiers with the tightest valid bound on the true risk of the stochastic
+(Gibbs) classifier, and a certificate that no posterior does better::
+
+    import numpy as np, cvxpb as pb
+
+    risks = np.array([0.10, 0.12, 0.30, 0.05])
+    prob = pb.BoundProblem(risks, m=1840, delta=0.05, distance="kl", divergence="chi2")
+    res = prob.solve()            # method="exact": a certified global optimum
+    res.bound, res.posterior, res.certificate.gap
+    print(prob.compare())         # every published method against the optimum
+    print(prob.explain())         # the terms, their curvature, the DCP verdict
+
+The bounds: the chi-squared and Renyi bounds of Sahu & Hemachandra (linear,
+squared and kl distances) and the KL-divergence bounds of Seeger/Maurer,
+McAllester and Catoni. The learning systems live in subpackages:
+
+- :mod:`cvxpb.svm`: stochastic SVMs (Sahu & Hemachandra) and SVMs with
+  data-dependent priors (Parrado-Hernandez et al., 2012);
+- :mod:`cvxpb.minimax`: minimax classifiers and regressors as GLMs (Farnia & Tse, 2016);
+- :mod:`cvxpb.gp`: GP classification with privileged information, SLT-GP
+  (Kamesawa et al.), and its PAC-Bayes bound.
+
+The command line: ``cvxpb demo``, ``cvxpb solve RISKS --m M``, ``cvxpb experiment``
+(``cvxpb --help``; ``python -m cvxpb`` works too). Full references are on the
+documentation's references page.
+"""
+
+from typing import TYPE_CHECKING
+
+# Eager: the function kl shares its name with the module cvxpb.kl, which any import
+# of that module would otherwise put in its place. It needs NumPy only.
 from cvxpb.kl import kl, kl_inv_lower, kl_inv_upper
-from cvxpb.problem import BoundProblem
-from cvxpb.result import Certificate, Result
 
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Bound": "cvxpb.bounds",
+    "BoundProblem": "cvxpb.problem",
+    "Certificate": "cvxpb.result",
+    "Result": "cvxpb.result",
+    "bound_constant": "cvxpb.constants",
+}
 __all__ = [
     "Bound",
     "BoundProblem",
@@ -16,4 +54,25 @@ __all__ = [
     "kl_inv_lower",
     "kl_inv_upper",
 ]
-__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from cvxpb.bounds import Bound
+    from cvxpb.constants import bound_constant
+    from cvxpb.problem import BoundProblem
+    from cvxpb.result import Certificate, Result
+
+
+def __getattr__(name: str):
+    """Load the public names on first use, so ``import cvxpb`` and ``cvxpb --help``
+    stay fast (NumPy, SciPy and CVXPY take most of a second to import)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'cvxpb' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*globals(), *_EXPORTS])

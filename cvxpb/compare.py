@@ -37,7 +37,36 @@ def _row(problem, res, exact):
     }
 
 
-def compare(problem, methods=None, options: dict | None = None) -> pd.DataFrame:
+class Comparison(pd.DataFrame):
+    """The table of :func:`compare`: a DataFrame whose printed form shows the key
+    columns (method, status, bound, gap to the exact bound, seconds) readably."""
+
+    KEY_COLUMNS = ("method", "status", "bound", "gap", "seconds")
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame  # a selection or a computation gives a plain DataFrame
+
+    def __repr__(self) -> str:
+        formats = {
+            "bound": lambda v: f"{v:.6f}",
+            "gap": lambda v: f"{v:+.1e}" if v else "0",
+            "seconds": lambda v: f"{v:.3g}",
+        }
+        shown = pd.DataFrame(self.loc[:, list(self.KEY_COLUMNS)])
+        for column, form in formats.items():
+            shown[column] = [form(v) if np.isfinite(v) else "-" for v in shown[column]]
+        others = [c for c in self.columns if c not in self.KEY_COLUMNS]
+        return (
+            shown.to_string(index=False)
+            + "\ngap: bound minus the exact method's bound"
+            + f"\nalso in this DataFrame: {', '.join(others)}"
+        )
+
+    __str__ = __repr__
+
+
+def compare(problem, methods=None, options: dict | None = None) -> Comparison:
     """One row per method: bound, gap to the exact bound, L1 distance of the posterior to
     the exact one, support size, KKT residual, iterations, seconds and status.
 
@@ -59,4 +88,4 @@ def compare(problem, methods=None, options: dict | None = None) -> pd.DataFrame:
         )
         for name in methods
     ]
-    return pd.DataFrame(rows)
+    return Comparison(rows)

@@ -66,21 +66,23 @@ def summary(posterior, risks, alphas=ALPHAS) -> dict:
     return row
 
 
-def ordered_subset_bounds(problem, sizes=None) -> pd.DataFrame:
+def ordered_subset_bounds(problem, sizes=None, progress: bool = False) -> pd.DataFrame:
     """The best bound over posteriors supported on the ``H'`` smallest risks, per ``H'``.
 
     Columns ``H'``, ``bound`` (rounded outward), ``E_Q[risk]`` and ``divergence``. The
     bound cannot rise with ``H'`` (the subsets are nested); at ``H' = H`` it is the
     global optimum. ``sizes`` defaults to every ``H'`` from 1 to the number of
-    classifiers with prior mass.
+    classifiers with prior mass. ``progress`` shows a bar over the subsets.
     """
+    from tqdm.auto import tqdm
+
     with_mass = np.flatnonzero(problem.prior > 0)
     order = with_mass[np.argsort(problem.risks[with_mass], kind="stable")]
     sizes = np.arange(1, order.size + 1) if sizes is None else np.asarray(sizes, dtype=int)
     if sizes.ndim != 1 or np.any((sizes < 1) | (sizes > order.size)):
         raise ValueError(f"sizes must lie in [1, {order.size}]")
     rows = []
-    for size in sizes:
+    for size in tqdm(sizes, desc="subsets H'", leave=False, disable=not progress):
         value, q = restricted_minimum(problem, order[:size])
         L, div = problem.terms(q)
         rows.append({"H'": int(size), "bound": value, "E_Q[risk]": L, "divergence": div})

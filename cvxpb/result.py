@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
+
+SUPPORT_MASS = 1e-6
+SUPPORT_NOTE = (
+    f"support: classifiers with weight above {SUPPORT_MASS:g}/H "
+    f"(the others hold less than {SUPPORT_MASS:g} in all)"
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,10 +72,16 @@ class Result:
     details: dict = field(default_factory=dict)
     unclipped_bound: float | None = None
 
+    SUPPORT_MASS: ClassVar[float] = SUPPORT_MASS
+
     @property
     def support_size(self) -> int:
-        """Number of classifiers with positive posterior weight."""
-        return int(np.count_nonzero(self.posterior > 0))
+        """Number of classifiers with posterior weight above ``SUPPORT_MASS / H`` (1e-6 / H).
+
+        A KL posterior is positive everywhere, with weights down to 1e-300. The
+        classifiers left out hold less than ``SUPPORT_MASS`` of the mass in all.
+        """
+        return int(np.count_nonzero(self.posterior > self.SUPPORT_MASS / self.posterior.size))
 
     def is_optimal(self) -> bool:
         return self.status == "optimal"

@@ -70,13 +70,13 @@ def test_solve_reads_npy_columns_and_stdin(capsys, tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("content", "argv", "message"),
     [
-        ("0.1\n1.5\n", ["--m", "100"], "risks must lie in [0, 1]"),
+        ("0.1\n1.5\n", ["--m", "100"], "risk 1 (counting from 0) is 1.5; risks must lie in [0, 1]"),
         ("0.1\n0.2\n", ["--m", "0"], "m must be an integer >= 1"),
         ("0.1\n0.2\n", ["--m", "10", "--delta", "2"], "delta must lie in (0, 1)"),
         ("0.1 0.2\n0.3 0.4\n", ["--m", "10"], "choose one with --column"),
-        ("0.1\nabc\n", ["--m", "10"], "'abc' is not a number"),
+        ("0.1\nabc\n", ["--m", "10"], "line 2: 'abc' is not a number"),
         ("0.1\n0.2\n", ["--m", "10", "--method", "magic"], "--method must be among"),
-        ("0.1\n0.2\n", ["--m", "10", "--method", "cvx"], 'use method="exact"'),
+        ("0.1\n0.2\n", ["--m", "10", "--method", "cvx"], "use --method exact"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(capsys, tmp_path, content, argv, message):
@@ -115,7 +115,7 @@ def test_solve_renyi_with_alpha(capsys, risks_csv):
     expected = pb.BoundProblem(RISKS, 500, divergence="renyi", alpha=3).solve().bound
     assert code == 0 and json.loads(out)["results"][0]["bound"] == expected
     code, _, err = run(capsys, "solve", str(risks_csv), "--m", "500", "--divergence", "renyi")
-    assert code == 2 and "needs alpha > 1" in err
+    assert code == 2 and "--divergence renyi needs --alpha" in err
 
 
 def test_solve_compare_prints_every_method(capsys, risks_csv):
@@ -126,4 +126,114 @@ def test_solve_compare_prints_every_method(capsys, risks_csv):
     assert code == 0 and [r["method"] for r in rows] == ["exact", "ccp", "fixed_point", "nlp"]
     assert all(r["gap"] >= -1e-9 for r in rows)
     code, out, _ = run(capsys, "solve", str(risks_csv), "--m", "500", "--compare")
-    assert code == 0 and "kkt_residual" in out and "fixed_point" in out
+    header = out.splitlines()[2].split()
+    assert code == 0 and header == ["method", "status", "bound", "gap", "seconds"]
+    assert "fixed_point" in out and "also in this DataFrame: posterior_l1" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "argv", "message"),
+    [
+        ("0.1\n", ["--distance", "catoni"], "--distance catoni needs --divergence kl"),
+        ("0.1\n", ["--alpha", "3"], "--alpha is the Renyi order: use it with --divergence renyi"),
+        ("0.1\n", ["--solver", "ECOS"], "--solver is the CVXPY solver of --method cvx"),
+        ("0.1\n", ["--divergence", "chi2", "--alpha", "2"], "--alpha is the Renyi order"),
+        ("name,risk\na,0.1\nb,0.2\n", ["--column", "loss"], "or one of name, risk"),
+        ("name,risk\na,0.1\nb,0.2\n", [], "2 columns (name, risk); choose one with --column"),
+        ("0.1\n0.2\n-0.5\n", [], "risk 2 (counting from 0) is -0.5"),
+    ],
+)
+def test_errors_speak_in_flags(capsys, tmp_path, content, argv, message):
+    path = tmp_path / "risks.csv"
+    path.write_text(content)
+    code, out, err = run(capsys, "solve", str(path), "--m", "100", *argv)
+    assert code == 2 and out == "" and message in err
+    assert "=" not in err.replace("==", "")  # no Python keyword syntax
+
+
+def test_a_labelled_csv_is_read_by_column_name_or_index(capsys, tmp_path):
+    path = tmp_path / "named.csv"
+    path.write_text("name,risk\n" + "".join(f"svm{i},{r}\n" for i, r in enumerate(RISKS)))
+    expected = pb.BoundProblem(RISKS, 100).solve().bound
+    for column in ("risk", "1"):
+        code, out, _ = run(capsys, "solve", str(path), "--m", "100", "--column", column, "--json")
+        assert code == 0 and json.loads(out)["results"][0]["bound"] == expected
+
+
+def test_the_prior_file_is_checked_and_can_be_normalized(capsys, tmp_path, risks_csv):
+    prior = tmp_path / "prior.csv"
+    prior.write_text("name,weight\n" + "".join(f"svm{i},{w}\n" for i, w in enumerate([1, 1, 1, 2])))
+    base = ["solve", str(risks_csv), "--m", "100", "--prior", str(prior)]
+    code, _, err = run(capsys, *base)
+    assert code == 2 and "choose one with --prior-column" in err
+    code, _, err = run(capsys, *base, "--prior-column", "weight")
+    assert code == 2 and "--prior weights sum to 5.0, not 1" in err and "--normalize-prior" in err
+    code, out, _ = run(capsys, *base, "--prior-column", "weight", "--normalize-prior", "--json")
+    expected = pb.BoundProblem(RISKS, 100, prior=np.array([1, 1, 1, 2]) / 5).solve().bound
+    assert code == 0 and json.loads(out)["results"][0]["bound"] == expected
+    prior.write_text("0.5\n0.5\n")
+    code, _, err = run(capsys, "solve", str(risks_csv), "--m", "100", "--prior", str(prior))
+    assert code == 2 and "--prior has 2 weights for 4 risks" in err
+
+
+def test_top_must_not_be_negative(capsys, risks_csv):
+    with pytest.raises(SystemExit) as exit_:
+        main(["solve", str(risks_csv), "--m", "100", "--top", "-1"])
+    assert exit_.value.code == 2 and "must be >= 0" in capsys.readouterr().err
+
+
+def test_every_option_says_what_it_does_and_its_default(capsys):
+    from cvxpb.cli import build_parser
+
+    parser = build_parser()
+    commands = [["solve"], ["demo"], *[["experiment", e] for e in ("stochastic-svm", "minimax")]]
+    commands += [["experiment", "prior-svm"], ["experiment", "slt-gp"]]
+    for command in commands:
+        with pytest.raises(SystemExit):
+            parser.parse_args([*command, "--help"])
+        text = capsys.readouterr().out
+        assert "(default: 0.05)" in text or command[-1] not in ("solve", "demo")
+        sub = parser._subparsers._group_actions[0].choices[command[0]]
+        if len(command) == 2:
+            sub = sub._subparsers._group_actions[0].choices[command[1]]
+        for action in sub._actions:
+            assert action.help, f"{command} {action.option_strings} has no help"
+        if command[0] == "experiment":
+            assert "Run time on a quiet 2-core machine" in text
+    with pytest.raises(SystemExit):
+        parser.parse_args(["experiment", "minimax", "--help"])
+    assert "breast_cancer" in capsys.readouterr().out  # --dataset lists the names
+
+
+def test_python_dash_m_runs_the_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cvxpb", "--version"], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == f"cvxpb {pb.__version__}"
+
+
+def test_help_and_version_load_no_numerical_library():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from cvxpb.cli import build_parser; build_parser(); import cvxpb; "
+        "print(sorted(m for m in ('cvxpy', 'scipy', 'pandas', 'sklearn') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_importing_bound_problem_loads_no_cvxpy_or_pandas():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, cvxpb; cvxpb.BoundProblem([0.1, 0.2], 100).solve(); "
+        "print(sorted(m for m in ('cvxpy', 'pandas', 'sklearn') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

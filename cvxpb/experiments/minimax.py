@@ -16,6 +16,7 @@ Bernoulli(0.75) features, ``y = sign(gamma^T x + z)``) is :func:`synthetic`.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -82,16 +83,40 @@ def one_run(X, y, methods, lambdas, rng) -> list[dict]:
     rows = []
     for method in methods:
         start = time.perf_counter()
-        lam, error = select_and_test(method, X_train, y_train, X_test, y_test, lambdas, rng)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lam, error = select_and_test(method, X_train, y_train, X_test, y_test, lambdas, rng)
         rows.append(
             {
                 "method": method,
                 "lambda": lam,
                 "test error": error,
                 "seconds": time.perf_counter() - start,
+                "warnings": len(caught),
+                "warning": _first_line(caught),
             }
         )
     return rows
+
+
+def _first_line(caught) -> str:
+    """The first warning's category and message, without the file it came from."""
+    if not caught:
+        return ""
+    first = caught[0]
+    return f"{first.category.__name__}: {str(first.message).splitlines()[0]}"
+
+
+def warning_report(rows: pd.DataFrame) -> str:
+    """One line per method that warned: how many warnings, and the first of them
+    (they are collected during the runs, not printed through the progress bar)."""
+    if "warnings" not in rows or not rows["warnings"].any():
+        return "no solver warnings"
+    lines = ["solver warnings (collected during the runs):"]
+    for method, group in rows[rows["warnings"] > 0].groupby("method", sort=False):
+        count, example = int(group["warnings"].sum()), group["warning"].iloc[0]
+        lines.append(f"  {method}: {count} in {len(group)} runs, e.g. {example}")
+    return "\n".join(lines)
 
 
 def synthetic(n: int = 200, d: int = 10_000, random_state=0):
@@ -176,8 +201,10 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     grouped = rows.groupby(["dataset", "method"], sort=False)["test error"]
     table = pd.DataFrame(
         {"error %": 100 * grouped.mean(), "se %": 100 * grouped.sem(), "runs": grouped.size()}
-    ).reset_index()
-    return table
+    )
+    if "warnings" in rows:
+        table["warnings"] = rows.groupby(["dataset", "method"], sort=False)["warnings"].sum()
+    return table.reset_index()
 
 
 def write(rows: pd.DataFrame, out) -> list:

@@ -103,10 +103,8 @@ def grid_point(X, y, X_test, y_test, C, gamma, seed, methods=METHODS, c_grid=C_G
     return [row | {"C": C, "gamma": gamma} for row in rows]
 
 
-def repetition(
-    data, k, fraction, methods, random_state, c_grid=C_GRID, sigma_factors=SIGMA_FACTORS
-) -> list[dict]:
-    """One 80 : 20 split, a ``fraction`` of its training part, the whole grid."""
+def _split(data, k, fraction, random_state):
+    """Repetition ``k``'s 80 : 20 split, a ``fraction`` of its training part, standardized."""
     seed = int(np.random.SeedSequence([random_state, k]).generate_state(1)[0])
     X, X_test, y, y_test = train_test_split(
         data.X, data.y, test_size=0.2, stratify=data.y, random_state=seed
@@ -114,23 +112,30 @@ def repetition(
     if fraction < 1:
         X, _, y, _ = train_test_split(X, y, train_size=fraction, stratify=y, random_state=seed)
     scaler = StandardScaler().fit(X)
-    X, X_test = scaler.transform(X), scaler.transform(X_test)
-    rows = []
-    for factor in sigma_factors:
-        gamma = 1 / (2 * (factor * np.sqrt(X.shape[1])) ** 2)
-        for C in c_grid:
-            for row in grid_point(X, y, X_test, y_test, C, gamma, seed, methods, c_grid):
-                rows.append(
-                    {
-                        "dataset": data.name,
-                        "run": k,
-                        "fraction": fraction,
-                        "m": y.size,
-                        "sigma factor": factor,
-                        **row,
-                    }
-                )
-    return rows
+    return scaler.transform(X), y, scaler.transform(X_test), y_test, seed
+
+
+def grid_cell(data, k, fraction, factor, C, methods, random_state, c_grid=C_GRID) -> list[dict]:
+    """Every method at one ``(sigma factor, C)`` of repetition ``k``: the unit of work."""
+    X, y, X_test, y_test, seed = _split(data, k, fraction, random_state)
+    gamma = 1 / (2 * (factor * np.sqrt(X.shape[1])) ** 2)
+    where = {"dataset": data.name, "run": k, "fraction": fraction, "m": y.size}
+    return [
+        {**where, "sigma factor": factor, **row}
+        for row in grid_point(X, y, X_test, y_test, C, gamma, seed, methods, c_grid)
+    ]
+
+
+def repetition(
+    data, k, fraction, methods, random_state, c_grid=C_GRID, sigma_factors=SIGMA_FACTORS
+) -> list[dict]:
+    """One 80 : 20 split, a ``fraction`` of its training part, the whole grid."""
+    return [
+        row
+        for factor in sigma_factors
+        for C in c_grid
+        for row in grid_cell(data, k, fraction, factor, C, methods, random_state, c_grid)
+    ]
 
 
 def run_experiment(
@@ -148,22 +153,28 @@ def run_experiment(
 ) -> pd.DataFrame:
     """The whole grid for every dataset, repetition and fraction (a tidy table).
 
-    With ``keep`` (a directory) each finished repetition is saved there at once, and
-    ``resume=True`` takes the saved ones back (those made with the same settings)."""
+    The unit of work is a grid cell (one ``C`` and ``sigma`` of one repetition); the
+    progress bar counts them. With ``keep`` (a directory) each finished cell is saved
+    there at once, and ``resume=True`` takes the saved ones back (those made with the
+    same settings)."""
     check_plan(runs, methods, METHODS)
     if any(not 0 < f <= 1 for f in fractions):
         raise ValueError(f"fractions must lie in (0, 1], got {fractions}")
-    jobs = [(name, k, f) for name in names for k in range(runs) for f in fractions]
+    jobs = [
+        (name, k, f, factor, C)
+        for name in names
+        for k in range(runs)
+        for f in fractions
+        for factor in sigma_factors
+        for C in c_grid
+    ]
     loaded = {name: datasets.load(name) for name in names}
     tasks = (
-        delayed(repetition)(loaded[n], k, f, methods, random_state, c_grid, sigma_factors)
-        for n, k, f in jobs
+        delayed(grid_cell)(loaded[n], k, f, factor, C, methods, random_state, c_grid)
+        for n, k, f, factor, C in jobs
     )
-    keys = [
-        [n, k, f, list(methods), random_state, list(c_grid), list(sigma_factors)]
-        for n, k, f in jobs
-    ]
-    results = run_kept(tasks, keys, keep, resume, n_jobs, progress, "repetitions")
+    keys = [[*job, list(methods), random_state, list(c_grid)] for job in jobs]
+    results = run_kept(tasks, keys, keep, resume, n_jobs, progress, "grid cells", "cell")
     return pd.DataFrame([row for rows in results for row in rows])
 
 

@@ -71,47 +71,47 @@ def rho_scan(slt, X_test, y_test, grid=RHO_GRID) -> dict:
     }
 
 
-def one_repeat(setting, k, r=0.0, random_state=0, n_train=200) -> list[dict]:
-    """Every method on one draw: rows of (method, accuracy %, seconds, rho, ...)."""
+def one_fit(setting, k, method, r=0.0, random_state=0, n_train=200) -> dict:
+    """``method`` on draw ``k``: a row of (method, accuracy %, seconds, rho, ...); the
+    unit of work of :func:`run_experiment`."""
     seed = int(np.random.SeedSequence([random_state, k]).generate_state(1)[0])
     train, test = datasets.privileged(setting, n_train=n_train, random_state=seed, r=r)
     options = _options(setting)
-    privileged_kernel = options["kernel"]
-    rows = []
-    for method in METHODS:
-        start = time.perf_counter()
-        extra = {}
-        if method == "GPC":
-            clf = GPClassifierEP(**options).fit(train.X, train.y)
-            predicted = clf.predict(test.X)
-        elif method == "SLT-GP":
-            clf = SLTGPClassifier(privileged_kernel=privileged_kernel, **options)
-            clf.fit(train.X, train.y, X_star=train.X_star)
-            predicted = clf.predict(test.X)
-        else:
-            clf = GPClassifierEP(privileged_kernel).fit(train.X_star, train.y)
-            predicted = clf.predict(test.X_star)
-        seconds = time.perf_counter() - start
-        if method == "SLT-GP":
-            extra = {
-                "rho": clf.rho_,
-                "eq. 29": theorem_1_value(clf),
-                "test risk": clf.gibbs_risk(test.X, test.y),
-                **rho_scan(clf, test.X, test.y),
-            }
-        rows.append(
-            {
-                "setting": setting,
-                "r": r,
-                "n": n_train,
-                "repeat": k,
-                "method": method,
-                "accuracy": 100 * float(np.mean(predicted == test.y)),
-                "seconds": seconds,
-                **extra,
-            }
-        )
-    return rows
+    start = time.perf_counter()
+    extra = {}
+    if method == "GPC":
+        clf = GPClassifierEP(**options).fit(train.X, train.y)
+        predicted = clf.predict(test.X)
+    elif method == "SLT-GP":
+        clf = SLTGPClassifier(privileged_kernel=options["kernel"], **options)
+        clf.fit(train.X, train.y, X_star=train.X_star)
+        predicted = clf.predict(test.X)
+    else:
+        clf = GPClassifierEP(options["kernel"]).fit(train.X_star, train.y)
+        predicted = clf.predict(test.X_star)
+    seconds = time.perf_counter() - start
+    if method == "SLT-GP":
+        extra = {
+            "rho": clf.rho_,
+            "eq. 29": theorem_1_value(clf),
+            "test risk": clf.gibbs_risk(test.X, test.y),
+            **rho_scan(clf, test.X, test.y),
+        }
+    return {
+        "setting": setting,
+        "r": r,
+        "n": n_train,
+        "repeat": k,
+        "method": method,
+        "accuracy": 100 * float(np.mean(predicted == test.y)),
+        "seconds": seconds,
+        **extra,
+    }
+
+
+def one_repeat(setting, k, r=0.0, random_state=0, n_train=200) -> list[dict]:
+    """Every method on one draw."""
+    return [one_fit(setting, k, method, r, random_state, n_train) for method in METHODS]
 
 
 def run_experiment(
@@ -126,8 +126,9 @@ def run_experiment(
     resume=False,
 ) -> pd.DataFrame:
     """All repeats of all settings and training-set ``sizes`` (``r_values`` apply to
-    ``noisy_latent_gp``). With ``keep`` (a directory) each finished repeat is saved there
-    at once, and ``resume=True`` takes the saved ones back."""
+    ``noisy_latent_gp``). The unit of work, which the progress bar counts, is one
+    method's fit on one draw. With ``keep`` (a directory) each finished fit is saved
+    there at once, and ``resume=True`` takes the saved ones back."""
     from joblib import delayed
 
     unknown = [s for s in settings if s not in datasets.PRIVILEGED]
@@ -138,16 +139,17 @@ def run_experiment(
     if any(not (isinstance(n, int | np.integer) and n >= 4) for n in sizes):
         raise ValueError(f"sizes must be integers of at least 4, got {sizes!r}")
     jobs = [
-        (setting, k, r, n)
+        (setting, k, r, n, method)
         for setting in settings
         for r in (r_values if setting == "noisy_latent_gp" else (0.0,))
         for n in sizes
         for k in range(repeats)
+        for method in METHODS
     ]
-    tasks = (delayed(one_repeat)(s, k, r, random_state, n) for s, k, r, n in jobs)
-    keys = [[s, k, r, random_state, n] for s, k, r, n in jobs]
-    results = run_kept(tasks, keys, keep, resume, n_jobs, progress, "repeats")
-    return pd.DataFrame([row for rows in results for row in rows])
+    tasks = (delayed(one_fit)(s, k, m, r, random_state, n) for s, k, r, n, m in jobs)
+    keys = [[s, k, r, random_state, n, m] for s, k, r, n, m in jobs]
+    results = run_kept(tasks, keys, keep, resume, n_jobs, progress, "GP fits", "fit")
+    return pd.DataFrame(results)
 
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
+from tqdm.auto import tqdm
 
 from cvxpb import datasets, jsonout
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
@@ -129,16 +130,25 @@ def run_dataset(
         np.mean(votes != y_test[:, None], axis=0),
         svm_seconds,
     )
+    steps = tqdm(
+        total=len(PAIRS) + 1, desc=f"{name}: bounds, CV", leave=False, disable=not progress
+    )
     for distance, divergence in PAIRS:
+        steps.set_postfix_str(f"{distance}-{divergence}")
         row, q, problem = _posterior_row(run, distance, divergence, delta, constants, method)
         if q is not None:
             row["vote error"] = _majority_vote_error(votes, y_test, q)
             run.posteriors[f"{distance}-{divergence}"] = q
             if subsets and divergence == "chi2":
-                run.subsets[f"{distance}-{divergence}"] = ordered_subset_bounds(problem)
+                table = ordered_subset_bounds(problem, progress=progress)
+                run.subsets[f"{distance}-{divergence}"] = table
         run.rows.append(row)
+        steps.update()
     if folds is not None:
+        steps.set_postfix_str(f"{folds}-fold CV over {lambdas.size} lambdas")
         run.cv = _cv_row(run, X, y, X_test, y_test, folds, random_state, n_jobs)
+    steps.update()
+    steps.close()
     return run
 
 
