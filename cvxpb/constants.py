@@ -226,6 +226,14 @@ def bound_constant(distance: str, m: int, constants: str = "exact", alpha: float
     there, so ``constants="paper"`` needs ``alpha = 2``. The value is rounded up:
     where ``I`` is below the smallest float (orders near 1) it is that float, never
     0; :func:`log_bound_constant` keeps every digit.
+
+    Examples
+    --------
+    The linear distance's constant is ``sup_l l(1 - l)/m = 1/(4m)``:
+
+    >>> from cvxpb import bound_constant
+    >>> bound_constant("linear", 100)
+    0.0025
     """
     log_value = log_bound_constant(distance, m, constants, alpha)
     if check_order(alpha) == 2:

@@ -22,6 +22,7 @@ from cvxpb.validation import (
 )
 
 _EPS = np.finfo(float).eps
+SOLVER_METHODS = ("cvx", "ccp", "nlp")  # the methods that call a solver library
 
 
 class BoundProblem:
@@ -55,7 +56,7 @@ class BoundProblem:
     >>> prob = pb.BoundProblem([0.1, 0.12, 0.3], m=500, delta=0.05, distance="sq")
     >>> res = prob.solve()
     >>> res.status, round(res.bound, 4)
-    ('optimal', 0.2826)
+    ('optimal', 0.1773)
     """
 
     def __init__(
@@ -189,19 +190,41 @@ class BoundProblem:
 
     # -- solving -----------------------------------------------------------
 
-    def solve(self, method: str = "exact", **options) -> Result:
+    def solve(
+        self, method: str = "exact", *, solver: str | None = None, verbose: bool = False, **options
+    ) -> Result:
         """Minimize the bound by ``method``; see :data:`cvxpb.solvers.METHODS`.
 
+        ``solver`` names the solver library's solver for the methods that call one
+        (:data:`SOLVER_METHODS`): ``cvx`` and ``ccp`` take CLARABEL, ECOS or SCS,
+        ``nlp`` SLSQP or trust-constr. ``verbose=True`` prints that solver's log, and
+        for every method a closing line (status, bound, iterations, time).
         ``options`` are the method's own (``help(cvxpb.solvers.<method>.solve)``); an
         unknown one, or a value out of range, is a ValueError before any work.
         """
         from cvxpb.solvers import METHODS, method_options
 
         check_choice(method, "method", METHODS)
+        if method in SOLVER_METHODS:
+            options["verbose"] = bool(verbose)
+            if solver is not None and method == "ccp":
+                from cvxpb.solvers.cvx import SOLVERS
+
+                options["solvers"] = (check_choice(solver, "solver", SOLVERS),)
+            elif solver is not None:
+                options["solver"] = solver
+        elif solver is not None:
+            raise ValueError(
+                f"method {method!r} calls no solver library; solver= applies to "
+                f"{', '.join(SOLVER_METHODS)}"
+            )
         allowed = method_options(method)
         if allowed is not None:
             check_options(options, allowed, method)
-        return METHODS[method](self, **options)
+        result = METHODS[method](self, **options)
+        if verbose:
+            print(result.summary())
+        return result
 
     def result_from_posterior(self, posterior, **fields) -> Result:
         """A Result whose bound is re-evaluated from ``posterior`` (projected)."""

@@ -83,5 +83,13 @@ class Result:
         """
         return int(np.count_nonzero(self.posterior > self.SUPPORT_MASS / self.posterior.size))
 
+    def summary(self) -> str:
+        """One line: method, status, bound, iterations, time (and the gap if certified)."""
+        gap = f", certified gap {self.certificate.gap:.1e}" if self.certificate else ""
+        return (
+            f"{self.method}: {self.status}, bound {self.bound:.6g}{gap}, "
+            f"{self.iterations} iterations, {self.seconds:.3g} s"
+        )
+
     def is_optimal(self) -> bool:
         return self.status == "optimal"

@@ -136,3 +136,35 @@ def test_paper_constants_route_through_the_problem():
     paper = pb.BoundProblem(RISKS, 500, distance="sq", constants="paper")
     assert paper.bound_function.constant == (12 * 500 - 11) / (16 * 500**3)
     assert paper.solve().bound > exact.solve().bound  # the paper's constant is looser
+
+
+@pytest.mark.parametrize("method", ["exact", "closed_form", "fixed_point", "cvx", "ccp", "nlp"])
+def test_verbose_prints_a_closing_line_for_every_method(method, capsys):
+    prob = pb.BoundProblem([0.1, 0.2, 0.3], m=100, distance="linear")
+    res = prob.solve(method, verbose=True)
+    out = capsys.readouterr().out
+    assert out.rstrip().splitlines()[-1] == res.summary()
+    assert res.summary().startswith(f"{method}: {res.status}, bound ")
+
+
+@pytest.mark.parametrize(
+    ("method", "solver"), [("cvx", "ECOS"), ("ccp", "SCS"), ("nlp", "trust-constr")]
+)
+def test_solver_reaches_the_methods_that_call_one(method, solver):
+    prob = pb.BoundProblem([0.1, 0.2, 0.3], m=100, distance="linear")
+    exact = prob.solve()
+    res = prob.solve(method, solver=solver)
+    assert abs(res.bound - exact.bound) < 1e-6
+    if method == "cvx":
+        assert res.solver == "ECOS"
+    with pytest.raises(ValueError, match="solver must be one of"):
+        prob.solve(method, solver="GUROBI" if method != "nlp" else "ECOS")
+
+
+@pytest.mark.parametrize("method", ["exact", "closed_form", "fixed_point"])
+def test_solver_is_refused_where_no_solver_is_called(method):
+    prob = pb.BoundProblem([0.1, 0.2, 0.3], m=100, distance="linear")
+    with pytest.raises(
+        ValueError, match="calls no solver library; solver= applies to cvx, ccp, nlp"
+    ):
+        prob.solve(method, solver="ECOS")

@@ -186,7 +186,7 @@ class _Subproblem:
         self.tau.value = tau
 
 
-def _solve_with_fallback(program, solvers, solver_options, accept_inaccurate):
+def _solve_with_fallback(program, solvers, solver_options, accept_inaccurate, verbose=False):
     """Try each solver in order; return (status, solver, message)."""
     notes = []
     installed = cp.installed_solvers()
@@ -195,7 +195,7 @@ def _solve_with_fallback(program, solvers, solver_options, accept_inaccurate):
             notes.append(f"{name}: not installed")
             continue
         try:
-            program.solve(solver=name, **solver_options.get(name, {}))
+            program.solve(solver=name, verbose=verbose, **solver_options.get(name, {}))
         except Exception as err:  # noqa: BLE001 - a failing solver hands over to the next
             notes.append(f"{name}: {type(err).__name__}: {err}")
             continue
@@ -250,7 +250,11 @@ class _Run:
         for k in range(1, opts["max_iter"] + 1):
             sub.update(point, tau)
             status, solver, note = _solve_with_fallback(
-                sub.cvx, opts["solvers"], opts["solver_options"], opts["accept_inaccurate"]
+                sub.cvx,
+                opts["solvers"],
+                opts["solver_options"],
+                opts["accept_inaccurate"],
+                opts["verbose"],
             )
             if status == "solver_failed":
                 return "solver_failed", k, f"iteration {k}: {note}"
@@ -317,6 +321,7 @@ def solve(
     mu: float = 2.0,
     tau_max: float = 1e6,
     patience: int = 5,
+    verbose: bool = False,
 ) -> CCPResult:
     """Run the (penalty) convex-concave procedure from one or several starts.
 
@@ -345,6 +350,8 @@ def solve(
         ``mu`` each iteration up to ``tau_max``.
     patience : int, default=5
         Consecutive rises of the objective after which the run is ``stalled``.
+    verbose : bool, default=False
+        Print each subproblem solver's log (CVXPY's ``verbose``).
 
     Returns
     -------
@@ -378,6 +385,7 @@ def solve(
         "mu": mu,
         "tau_max": tau_max,
         "patience": patience,
+        "verbose": bool(verbose),
     }
     runs = []
     for point in _starts(initial, sampler, variables, n_starts, random_state):

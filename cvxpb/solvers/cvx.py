@@ -95,8 +95,15 @@ def _probe(solver: str, items: tuple) -> None:
         pass  # the options were taken; a failure of this probe says nothing of the real one
 
 
-def solve(problem, solver: str = "CLARABEL", accept_inaccurate: bool = False, **solver_options):
-    """Solve the SOCP with ``solver`` (CLARABEL, ECOS or SCS).
+def solve(
+    problem,
+    solver: str = "CLARABEL",
+    accept_inaccurate: bool = False,
+    verbose: bool = False,
+    **solver_options,
+):
+    """Solve the SOCP with ``solver`` (CLARABEL, ECOS or SCS); ``verbose`` prints
+    CVXPY's and the solver's log, and ``solver_options`` go to the solver.
 
     ``optimal_inaccurate`` is reported as that status, with a posterior and a valid
     bound, and counted as success only with ``accept_inaccurate=True``.
@@ -109,7 +116,7 @@ def solve(problem, solver: str = "CLARABEL", accept_inaccurate: bool = False, **
     try:
         program, params, q = _cached_build(support.size)
         _set_parameters(params, problem, support)
-        program.solve(solver=solver, **solver_options)
+        program.solve(solver=solver, verbose=verbose, **solver_options)
     except Exception as err:  # noqa: BLE001 - any failure of the solver is a status
         message = f"{solver}: {type(err).__name__}: {err}"
         return problem.failed_result(

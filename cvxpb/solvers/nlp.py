@@ -60,7 +60,7 @@ def _deadline(max_seconds):
     return callback
 
 
-def _minimize(f, grad, z0, solver, max_iter, tol, max_seconds):
+def _minimize(f, grad, z0, solver, max_iter, tol, max_seconds, verbose=False):
     n, callback = z0.size, _deadline(max_seconds)
     if solver == "SLSQP":
         constraint = {"type": "eq", "fun": lambda z: z.sum() - 1, "jac": lambda z: np.ones(n)}
@@ -71,7 +71,7 @@ def _minimize(f, grad, z0, solver, max_iter, tol, max_seconds):
             method="SLSQP",
             bounds=[(0, 1)] * n,
             constraints=[constraint],
-            options={"maxiter": max_iter, "ftol": tol},
+            options={"maxiter": max_iter, "ftol": tol, "disp": verbose},
             callback=callback,
         )
         table = SLSQP_STATUS
@@ -83,7 +83,7 @@ def _minimize(f, grad, z0, solver, max_iter, tol, max_seconds):
             method="trust-constr",
             bounds=Bounds(0, 1),
             constraints=[LinearConstraint(np.ones((1, n)), 1, 1)],
-            options={"maxiter": max_iter, "gtol": tol, "xtol": tol},
+            options={"maxiter": max_iter, "gtol": tol, "xtol": tol, "verbose": 2 * verbose},
             callback=callback,
         )
         table = TRUST_STATUS
@@ -97,6 +97,7 @@ def solve(
     max_iter: int = 500,
     tol: float = 1e-12,
     max_seconds: float | None = None,
+    verbose: bool = False,
 ):
     """Minimize the bound with scipy's ``solver`` from ``initial`` ("uniform" or "prior").
 
@@ -118,7 +119,7 @@ def solve(
     f, grad = _objective(problem, support)
     try:
         with np.errstate(all="ignore"):
-            res, status = _minimize(f, grad, z0, solver, max_iter, tol, max_seconds)
+            res, status = _minimize(f, grad, z0, solver, max_iter, tol, max_seconds, verbose)
     except Exception as err:  # noqa: BLE001 - any failure of the solver is a status
         return problem.failed_result(
             "nlp",
