@@ -14,8 +14,8 @@ import time
 import numpy as np
 
 import cvxpb as pb
-from benchmarks.table import print_table
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
+from cvxpb.texttable import print_table
 
 SIZES = (50, 1990, 100_000)
 M = 1840

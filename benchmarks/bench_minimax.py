@@ -1,4 +1,4 @@
-"""Seed 003's high-dimensional problem (n = 200, d = 10000): conic solvers against FISTA.
+"""Farnia & Tse (2016), the problem with n = 200, d = 10000: conic solvers against FISTA.
 
 Each fit of eq. (21) with the l2 moment norm (solved on the row space of X, n
 columns) and with the l_inf one (the lasso's l1 penalty, all d columns); times as
@@ -13,9 +13,9 @@ import argparse
 import json
 import time
 
-from benchmarks.table import print_table
 from cvxpb.experiments.minimax import synthetic
 from cvxpb.minimax import MinimaxClassifier
+from cvxpb.texttable import print_table
 
 CASES = (  # (loss, moment norm, solver); "linf" puts the lasso's l1 on A
     ("brier", "l2", "fista"),

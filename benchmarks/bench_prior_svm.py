@@ -1,7 +1,7 @@
-"""Seed 001's QPs on waveform21's posterior part: the dedicated solvers against Clarabel.
+"""The QPs of Parrado-Hernández et al. (2012) on waveform21: dedicated solvers against Clarabel.
 
 The prior SVM's dual (26) at one scaling and the eta-prior SVM's dual (with its
-equality), over the seed's sigma grid at one C, on ``m`` posterior points; times as
+equality), over the paper's sigma grid at one C, on ``m`` posterior points; times as
 ratios to the first row, measured in this process, with each solution's dual
 objective (the dedicated solvers' must not be below Clarabel's).
 
@@ -18,7 +18,6 @@ import numpy as np
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from benchmarks.table import print_table
 from cvxpb import datasets
 from cvxpb.svm.gaussian import from_svc
 from cvxpb.svm.prior_qp import (
@@ -28,8 +27,9 @@ from cvxpb.svm.prior_qp import (
     kernel_factor,
     prior_svm_program,
 )
+from cvxpb.texttable import print_table
 
-ETA = 50.0  # the middle of the seed's scalings
+ETA = 50.0  # the middle of the paper's scalings
 
 
 def problem(m: int, factor: float):

@@ -1,4 +1,4 @@
-"""Seed 000's pipeline on WDBC with the full 158-value grid: where the time goes.
+"""Sahu & Hemachandra's pipeline on WDBC with the full 158-value grid: where the time goes.
 
 Stages: training the SVM family (the baseline, ratio 1), each (distance, divergence)
 posterior by ``method``, the ordered-subset bounds of Figure 1, and 5-fold CV over
@@ -13,13 +13,13 @@ import argparse
 import json
 import time
 
-from benchmarks.table import print_table
 from cvxpb import BoundProblem, datasets
 from cvxpb.diagnostics import ordered_subset_bounds
 from cvxpb.experiments.stochastic_svm import PAIRS, split
 from cvxpb.svm import lambda_grid
 from cvxpb.svm.cv import cross_validate
 from cvxpb.svm.family import fit_family
+from cvxpb.texttable import print_table
 
 
 def _best_of(repeat, work):

@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from cvxpb import jsonout
 from cvxpb.problem import BoundProblem
 from cvxpb.result import SUPPORT_NOTE
 from cvxpb.solvers import METHODS
+from cvxpb.texttable import format_table
 
 # -- reading numbers -------------------------------------------------------------
 
@@ -105,6 +105,17 @@ def _read_prior(args, size: int) -> np.ndarray | None:
 # -- solve -------------------------------------------------------------------------
 
 
+RESULT_FORMATS = {
+    "method": "<11",
+    "status": "<18",
+    "bound": ".6f",
+    "E_Q[risk]": ".6f",
+    "divergence": ".6g",
+    "support": "d",
+    "ms": ".3g",
+}
+
+
 def _result_row(res) -> dict:
     return {
         "method": res.method,
@@ -117,9 +128,10 @@ def _result_row(res) -> dict:
     }
 
 
-def _top_weights(prob, posterior, top: int) -> pd.DataFrame:
+def _top_weights(prob, posterior, top: int) -> str:
     order = np.argsort(-posterior, kind="stable")[:top]
-    return pd.DataFrame({"index": order, "risk": prob.risks[order], "weight": posterior[order]})
+    rows = [{"index": int(i), "risk": prob.risks[i], "weight": posterior[i]} for i in order]
+    return format_table(rows, {"index": "d", "risk": ".6g", "weight": ".6g"})
 
 
 def _check_combination(args) -> None:
@@ -161,12 +173,12 @@ def cmd_solve(args) -> int:
         print(jsonout.dumps(_solve_json(prob, results), indent=2))
         return 0
     print(f"{prob!r}\n")
-    print(pd.DataFrame([_result_row(r) for r in results]).to_string(index=False))
+    print(format_table([_result_row(r) for r in results], RESULT_FORMATS))
     print(SUPPORT_NOTE)
     best = min(results, key=lambda r: r.bound if np.isfinite(r.bound) else np.inf)
     if np.all(np.isfinite(best.posterior)):
         print(f"\ntop posterior weights ({best.method}):")
-        print(_top_weights(prob, best.posterior, args.top).to_string(index=False))
+        print(_top_weights(prob, best.posterior, args.top))
     return 0
 
 

@@ -88,7 +88,7 @@ def squared_constant(m: int, constants: str = "exact") -> float:
 
     ``E(k - m l)^4 = m l(1-l) [1 + 3(m-2) l(1-l)]`` grows with ``l(1-l)``, so the
     supremum is at ``l = 1/2`` for ``m >= 2``: ``(3m-2)/(16 m^3)``. For ``m = 1`` it is
-    ``u(1 - 3u)`` with ``u = l(1-l)``, largest at ``u = 1/6``: ``1/12``. The seed's
+    ``u(1 - 3u)`` with ``u = l(1-l)``, largest at ``u = 1/6``: ``1/12``. The paper's
     Lemma 2 writes ``l(1-l)`` where ``l^2(1-l)^2`` belongs and gets ``(12m-11)/(16 m^3)``.
     """
     m = check_sample_size(m)
@@ -168,7 +168,7 @@ def kl_supremum(m: int) -> tuple[float, float]:
 
 
 def kl_constant(m: int, constants: str = "exact") -> float:
-    """``I_kl(m, 2)``; ``constants="paper"`` follows the seed's Table 5 route.
+    """``I_kl(m, 2)``; ``constants="paper"`` follows the paper's Table 5 route.
 
     The paper tabulates ``m`` in {50, 100, 200, 500, 1000, 1020, 1028} and uses
     ``I(1028)`` beyond, arguing that ``I`` decreases with ``m``; by the same

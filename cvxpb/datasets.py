@@ -1,4 +1,4 @@
-"""Real data that ships inside packages, and the seeds' synthetic generators; no network.
+"""Real data that ships inside packages, and the papers' synthetic generators; no network.
 
 Every loader returns a :class:`Dataset` with labels in {-1, +1}:
 
@@ -154,7 +154,7 @@ PRIVILEGED = (
     "noise_variance",
     "noisy_latent_gp",
 )
-LINEAR_SETTINGS = PRIVILEGED[:4]  # the seed's linear kernel (Sections 5.1-5.4); else RBF
+LINEAR_SETTINGS = PRIVILEGED[:4]  # the paper's linear kernel (Sections 5.1-5.4); else RBF
 
 
 @dataclass(frozen=True, eq=False)

@@ -98,21 +98,17 @@ class MomentFunction:
         """
         m, c = self.m, 0.5 * (a + b)
         with np.errstate(divide="ignore"):
-            log_top = self.power * max(np.log(self.phi(1.0, a)), np.log(self.phi(0.0, b)))
+            log_ends = self.power * np.log(self.phi(np.array([1.0, 0.0]), np.array([a, b])))
+        log_top = float(np.max(log_ends))
         excess = max(log_top - self._reference(c), 0.0) + NEGLIGIBLE
         half = math.sqrt(2 * excess * m * c * (1 - c)) + 2 * excess + 2
         while True:
             k_lo = max(int(math.floor(m * a - half)), 0)
             k_hi = min(int(math.ceil(m * b + half)), m)
-            tails = [-np.inf]
-            with np.errstate(divide="ignore"):
-                if k_hi < m:
-                    y = (k_hi + 1) / m
-                    tails.append(-m * kl(y, b) + self.power * np.log(self.phi(1.0, a)))
-                if k_lo > 0:
-                    y = (k_lo - 1) / m
-                    tails.append(-m * kl(y, a) + self.power * np.log(self.phi(0.0, b)))
-            tail = float(logsumexp(tails))
+            y = np.array([min((k_hi + 1) / m, 1.0), max((k_lo - 1) / m, 0.0)])
+            chernoff = -m * kl(y, np.array([b, a])) + log_ends
+            tails = chernoff[[k_hi < m, k_lo > 0]]
+            tail = logsumexp(tails) if tails.size else -np.inf
             if tail <= log_top - excess or (k_lo == 0 and k_hi == m) or half > MAX_WINDOW:
                 return np.arange(k_lo, k_hi + 1, dtype=float), tail
             half *= 2
@@ -143,7 +139,7 @@ class MomentFunction:
         k, tail = self._window(a, b)
         x = k / m
         slope_b = (k - m * c) / (c * (1 - c))  # d/dl log Bin(k; m, l) at c
-        pa, pb = self.phi(x, a), self.phi(x, b)
+        pa, pb = self.phi(x, np.array([[a], [b]]))
         inside = (x > a) & (x < b)
         mean = 0.5 * (pa + pb)
         with np.errstate(divide="ignore", invalid="ignore"):

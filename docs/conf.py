@@ -6,12 +6,16 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
+    # ships MathJax 3 and points mathjax_path at the copy in _static: formulas render
+    # with no network
+    "sphinx-mathjax-offline",
 ]
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 autodoc_member_order = "bysource"
 exclude_patterns = ["_build"]
-html_theme = "alabaster"
+html_theme = "furo"
+html_title = "cvxpb"
 # scikit-learn generates these per estimator; their docstrings point into its own docs
 autodoc_default_options = {
     "exclude-members": "set_fit_request, set_score_request, set_predict_request, "

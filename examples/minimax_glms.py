@@ -1,4 +1,4 @@
-"""Seed 003's minimax classifiers on UCI credit approval (crx), and the GLMs they contain.
+"""Farnia & Tse (2016): minimax classifiers on UCI credit approval (crx), and the GLMs they contain.
 
 Each classifier's worst_case_loss_ is the value of eq. (21): the expected loss its
 robust rule is guaranteed, an upper bound over every distribution in the moment set.

@@ -1,4 +1,4 @@
-"""Seed 001 on Pima: one SVM under five PAC-Bayes bounds, and the prior SVMs.
+"""Parrado-Hernández et al. (2012) on Pima: one SVM under five PAC-Bayes bounds, and the prior SVMs.
 
 Every bound is on the true error of the Gaussian posterior around the SVM (twice it
 bounds the SVM itself, eq. 5); the informative priors are learnt from half of the
@@ -19,7 +19,7 @@ X, X_test, y, y_test = train_test_split(
 )
 scaler = StandardScaler().fit(X)
 X, X_test = scaler.transform(X), scaler.transform(X_test)
-gamma = 1 / (2 * X.shape[1])  # sigma = sqrt(d), the middle of the seed's grid
+gamma = 1 / (2 * X.shape[1])  # sigma = sqrt(d), the middle of the paper's grid
 X_prior, X_rest, y_prior, y_rest = train_test_split(
     X, y, train_size=0.5, stratify=y, random_state=0
 )

@@ -100,7 +100,7 @@ def test_kl_constant_at_one_million_samples():
 
 def test_kl_supremum_is_away_from_one_half_and_bimodal():
     value, l_star = kl_supremum(50)
-    assert 0.04 < l_star < 0.06  # and its mirror 1 - l_star; seed's Table 5 says 0.98
+    assert 0.04 < l_star < 0.06  # and its mirror 1 - l_star; paper's Table 5 says 0.98
     half = float(mp_moment(50, 0.5, lambda a, b: mp_kl(a, b) ** 2))
     assert half < value  # the second mode at l = 1/2 is lower
 

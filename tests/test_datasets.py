@@ -1,4 +1,4 @@
-"""Datasets: sizes from seed 000's Table 2, labels, and the generators' defining moments."""
+"""Datasets: sizes from Sahu & Hemachandra's Table 2, labels, the generators' moments."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from cvxpb import datasets
 from cvxpb.svm import lambda_grid
 
-# seed 000, Table 2: number of examples (Ionosphere's constant column is dropped upstream)
+# Sahu & Hemachandra, Table 2: number of examples (Ionosphere's constant column is dropped upstream)
 TABLE_2 = {
     "bupa": (345, 6),
     "mammographic": (830, 5),

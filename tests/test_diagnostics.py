@@ -43,7 +43,7 @@ def test_bad_posterior_is_a_value_error():
 
 
 def test_linear_chi2_subsets_match_the_closed_form_where_it_is_positive():
-    """On a prefix whose KKT weights (seed 000, eq. 9 with 1/H') are all positive the
+    """On a prefix whose KKT weights (Sahu & Hemachandra, eq. 9 with 1/H') are all positive the
     restricted optimum is ``mean + Delta``; exact search on the family must agree."""
     risks = np.sort(np.random.default_rng(3).uniform(0.05, 0.4, 40))
     prob = BoundProblem(risks, 300, 0.05, "linear", "chi2")

@@ -146,7 +146,7 @@ def test_separable_data_all_risks_zero(distance, divergence):
     prob = pb.BoundProblem(np.zeros(10), m=200, distance=distance, divergence=divergence)
     res = prob.solve()
     assert res.status == "optimal" and res.empirical_risk == 0.0
-    assert np.allclose(res.posterior, 0.1)  # seed 000, Lemma 4: Q = P when risks are equal
+    assert np.allclose(res.posterior, 0.1)  # Lemma 4 (Sahu & Hemachandra): Q = P, equal risks
     assert 0 < res.bound < 1
 
 

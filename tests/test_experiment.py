@@ -1,4 +1,4 @@
-"""Seed 000's experiment: the CV baseline, the runner's rows, its files and its command."""
+"""Sahu & Hemachandra's experiment: the CV baseline, the runner's rows, files and command."""
 
 import json
 

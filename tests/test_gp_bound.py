@@ -1,4 +1,4 @@
-"""Seed 002's bound constant b(sigma0^2): closed form, CVXPY, and the definition."""
+"""Kamesawa et al.'s bound constant b(sigma0^2): closed form, CVXPY, and the definition."""
 
 import warnings
 

@@ -55,7 +55,7 @@ def test_two_hundred_random_instances():
 
 @pytest.mark.parametrize("seed", range(10))
 def test_fixed_point_matches_exact_for_the_squared_distance(seed):
-    """Seed 000 (Theorem 8, Table 1): the FP solution of the squared-distance bound on
+    """Sahu & Hemachandra (Theorem 8, Table 1): the FP solution of the squared-distance bound on
     ordered subsets is the global optimum; we find it so for any prior too."""
     rng = np.random.default_rng(seed)
     H = int(rng.integers(2, 400))
@@ -72,7 +72,7 @@ def test_fixed_point_matches_exact_for_the_squared_distance(seed):
 
 
 def test_fixed_point_map_is_eq_12_at_the_uniform_prior():
-    """One step of the implemented map against eq. (12) of seed 000 written out."""
+    """One step of the implemented map against eq. (12) of Sahu & Hemachandra written out."""
     risks = np.array([0.05, 0.1, 0.12, 0.2, 0.4])
     m, delta, size = 300, 0.05, 4
     prob = pb.BoundProblem(risks, m, delta, "sq")
@@ -108,7 +108,7 @@ def test_algorithm_1_stops_too_early_for_the_kl_distance():
     ("distance", "divergence"), [("sq", "chi2"), ("kl", "chi2"), ("sq", "kl"), ("kl", "kl")]
 )
 def test_ccp_works_where_the_papers_gave_na(distance, divergence):
-    """All risks zero (separable data): the seed's CCP gave "NA"; ours converges to Q = P."""
+    """All risks zero (separable data): the paper's CCP gave "NA"; ours converges to Q = P."""
     prob = pb.BoundProblem(np.zeros(12), 500, distance=distance, divergence=divergence)
     res = prob.solve("ccp")
     assert res.status == "converged" and np.allclose(res.posterior, 1 / 12, atol=1e-6)

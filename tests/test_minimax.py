@@ -1,4 +1,4 @@
-"""Seed 003's estimators: scikit-learn's checks, and the GLMs they must reduce to."""
+"""Farnia & Tse (2016): the estimators: scikit-learn's checks, and the GLMs they must reduce to."""
 
 import cvxpy as cp
 import numpy as np

@@ -1,4 +1,4 @@
-"""F_theta of seed 003: NumPy against CVXPY, gradients against finite differences and
+"""F_theta of Farnia & Tse (2016): NumPy against CVXPY, gradients against finite differences and
 against the definition (eq. 20) maximized over the simplex, binary cases (eqs. 30, 36)."""
 
 import cvxpy as cp
@@ -20,7 +20,7 @@ CLASSIFIERS = [LogEntropy(), ZeroOneEntropy(), BrierEntropy()]
 
 
 def entropy_of(name, p):
-    """H(Y) of each loss from its definition (seed 003, Section 2.2)."""
+    """H(Y) of each loss from its definition (Farnia & Tse (2016), Section 2.2)."""
     if name == "log":
         return cp.sum(cp.entr(p))
     if name == "zero_one":

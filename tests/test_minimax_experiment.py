@@ -1,4 +1,4 @@
-"""Seed 003's experiment: lambda selection, the table, the synthetic data, the command."""
+"""Farnia & Tse (2016), the experiment: lambda selection, table, synthetic data, command."""
 
 import json
 
@@ -70,7 +70,7 @@ def test_command_line(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert {r["method"] for r in rows} == {"mmSVM", "SVM"}
     assert main(["experiment", "minimax", "--dataset", "nope"]) == 2
-    assert "datasets must be among" in capsys.readouterr().err
+    assert "--dataset must be among" in capsys.readouterr().err
 
 
 def test_majority_reference_predicts_the_majority_class():

@@ -1,4 +1,4 @@
-"""Seed 001's Gaussian-posterior bounds, each against an independent route."""
+"""Parrado-Hernández et al. (2012): Gaussian-posterior bounds against independent routes."""
 
 import numpy as np
 import pytest

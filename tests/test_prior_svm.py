@@ -1,5 +1,5 @@
-"""Seed 001's prior SVM and eta-prior SVM: primal against dual, the dedicated box-QP
-solver against CVXPY, the estimators."""
+"""Parrado-Hernández et al. (2012): the prior SVM and eta-prior SVM, primal against dual, the
+dedicated box-QP solver against CVXPY, the estimators."""
 
 import cvxpy as cp
 import numpy as np
@@ -90,7 +90,7 @@ def _rbf_problem(seed, n=120):
 def test_eta_prior_qp_matches_cvxpy(seed, C):
     """The root search over eta against Clarabel on the QP with its equality: the same
     point, an objective no worse, the equality met, and eta the equality's multiplier
-    (and the seed's free-support-vector recovery)."""
+    (and the paper's free-support-vector recovery)."""
     K, y, g = _rbf_problem(seed)
     H = (y[:, None] * K) * y[None, :]
     a, eta, converged = eta_prior_qp(H, y, g, C)

@@ -1,4 +1,4 @@
-"""Seed 001's experiment: bound-driven model selection, its summary and its command."""
+"""Parrado-Hernández et al. (2012), the experiment: model selection by bounds, summary, command."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Seed 002's data-generating processes, the linear kernel, and the experiment runner."""
+"""Kamesawa et al.'s data-generating processes, the linear kernel, and the experiment runner."""
 
 import json
 

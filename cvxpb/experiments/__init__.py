@@ -1,4 +1,4 @@
-"""Reproducible experiment runners: the seeds' tables and figures, written to files."""
+"""Reproducible experiment runners: the papers' tables and figures, written to files."""
 
 import numpy as np
 

@@ -3,13 +3,13 @@
 Each run splits a dataset at random 70 : 30 into training and test parts. Each method's
 ``lam`` in ``{2^-10, ..., 2^10}`` is chosen on a random 70 : 30 split of the training
 part; the method is refitted on the whole training part and its test error recorded.
-The minimax classifiers carry the seed's ``lam ||alpha||_2^2`` penalty (``squared=True``,
+The minimax classifiers carry the paper's ``lam ||alpha||_2^2`` penalty (``squared=True``,
 Theorem 5); the baselines are scikit-learn's linear ``SVC`` and ``LogisticRegression``
 with the same penalty (``C = 1 / (2 lam n)``). Features are standardized on the
-training part. The seed averages 1000 runs; ``runs`` sets how many here, and the table
+training part. The paper averages 1000 runs; ``runs`` sets how many here, and the table
 gives their mean and standard error.
 
-The synthetic high-dimensional experiment of the seed (``n = 200``, ``d = 10000``
+The synthetic high-dimensional experiment of the paper (``n = 200``, ``d = 10000``
 Bernoulli(0.75) features, ``y = sign(gamma^T x + z)``) is :func:`synthetic`.
 """
 
@@ -120,8 +120,8 @@ def warning_report(rows: pd.DataFrame) -> str:
 
 
 def synthetic(n: int = 200, d: int = 10_000, random_state=0):
-    """The seed's high-dimensional data, as it states them: ``X_i ~ Bernoulli(0.75)``,
-    ``y = sign(gamma^T x + z)``, ``z ~ N(0, 1)``. The seed does not give ``gamma``; here
+    """The paper's high-dimensional data, as it states them: ``X_i ~ Bernoulli(0.75)``,
+    ``y = sign(gamma^T x + z)``, ``z ~ N(0, 1)``. The paper does not give ``gamma``; here
     ``gamma ~ N(0, I / d)``. With uncentered ``x`` the term ``0.75 sum_i gamma_i`` is one
     offset for all examples, so the classes are unbalanced by an amount that depends on
     the draw; compare the methods with the ``Majority`` rule."""

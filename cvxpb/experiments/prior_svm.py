@@ -1,8 +1,8 @@
-"""Seed 001's experiment (Section 5): SVMs and prior SVMs selected by PAC-Bayes bounds.
+"""Parrado-Hernández et al. (2012), Section 5: SVMs and prior SVMs selected by PAC-Bayes bounds.
 
-Each repetition splits the data 80 : 20 at random (the seed uses 50 repetitions) and
+Each repetition splits the data 80 : 20 at random (the paper uses 50 repetitions) and
 standardizes it on the training part; a ``fraction`` of the training part is used
-(the seed's 20%, 30%, ..., 100%). Over the seed's grid ``C in {0.01, ..., 10000}`` and
+(the paper's 20%, 30%, ..., 100%). Over the paper's grid ``C in {0.01, ..., 10000}`` and
 ``sigma in {1/4, 1/2, 1, 2, 4} sqrt(d)`` (``gamma = 1 / (2 sigma^2)``) every method is
 trained and bounded; each method keeps the grid point of least bound ("model selection
 plus classification"), whose bound and test error are reported. Methods:
@@ -14,9 +14,9 @@ plus classification"), whose bound and test error are reported. Methods:
 * ``PriorSVM``: the prior SVM with the mixture-prior bound;
 * ``EtaPriorSVM``: the eta-prior SVM with the tau-prior bound;
 * ``PriorSVM-2C``, ``EtaPriorSVM-2C`` (not run by default): the same with the prior's
-  ``C`` searched over the grid as well (the seed's Table 4).
+  ``C`` searched over the grid as well (the paper's Table 4).
 
-``delta = 0.01`` throughout, as in the seed.
+``delta = 0.01`` throughout, as in the paper.
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def selected(grid: pd.DataFrame) -> pd.DataFrame:
 
 def summary(grid: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation over repetitions of the selected bound and test
-    error (the seed's Tables 2-5)."""
+    error (the paper's Tables 2-5)."""
     best = selected(grid)
     grouped = best.groupby(["dataset", "fraction", "method"], sort=False)
     table = grouped.agg(

@@ -1,6 +1,6 @@
-"""Seed 002's experiments: GPC on X, SLT-GP, and GPC on X* (the reference), Table 3.
+"""Kamesawa et al.'s experiments: GPC on X, SLT-GP, and GPC on X* (the reference), Table 3.
 
-Each repeat draws ``n_train`` training (the seed: 200) and 1000 test examples from a
+Each repeat draws ``n_train`` training (the paper: 200) and 1000 test examples from a
 data-generating process of :func:`cvxpb.datasets.privileged` and reports the test
 accuracy (%) and the fitting time of
 
@@ -9,18 +9,18 @@ accuracy (%) and the fitting time of
   empirical Bayes);
 * ``GPC (reference)``: GPC trained and tested on ``X*`` (not available in practice).
 
-Kernels as the seed's Sections 5.1-5.6: linear for ``clean_soft_label``,
+Kernels as the paper's Sections 5.1-5.6: linear for ``clean_soft_label``,
 ``clean_feature``, ``relevant_feature`` and ``independent_feature``, RBF otherwise.
 ``noisy_latent_gp`` (Section 5.8) fixes the RBF amplitude on ``X`` at ``k(x, x) = 1/4``
 and learns the length scale. For SLT-GP each row also holds Theorem 1's eq. (29)
 (``delta = 0.05``, ``sigma0^2 = 0.1``) and, over ``rho`` in ``{0, 0.05, ..., 1}`` with the
 kernel and soft labels kept, the ``rho`` of least eq. (29) value and of least test risk
 (the posterior-expected negative log likelihood on the test set): Figure 2. Eq. (29)
-is Theorem 1's value, used as the seed uses it, to choose ``rho``; it is not a bound
+is Theorem 1's value, used as the paper uses it, to choose ``rho``; it is not a bound
 here, since SLT-GP's prior mean breaks the theorem's condition (28)
 (:func:`cvxpb.gp.bound.sub_gaussian_evidence`). Several
 ``sizes`` give Figure 1's accuracy against time (on our settings: FlowCAP does not ship
-offline). The seed's GPC+ baseline is not included.
+offline). The paper's GPC+ baseline is not included.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ DELTA, SIGMA0_SQ = 0.05, 0.1
 
 
 def _options(setting) -> dict:
-    """The seed's kernel on ``X`` for a setting (Sections 5.1-5.6 and 5.8)."""
+    """The paper's kernel on ``X`` for a setting (Sections 5.1-5.6 and 5.8)."""
     if setting in datasets.LINEAR_SETTINGS:
         return {"kernel": "linear"}
     if setting == "noisy_latent_gp":
@@ -51,7 +51,7 @@ def _options(setting) -> dict:
 
 
 def theorem_1_value(clf) -> float:
-    """Eq. (29) at ``delta = 0.05``, ``sigma0^2 = 0.1``, as the seed uses it: an objective
+    """Eq. (29) at ``delta = 0.05``, ``sigma0^2 = 0.1``, as the paper uses it: an objective
     for ``rho``. SLT-GP's informative prior mean breaks condition (28), so it is not
     reported as a bound (the warning saying so is silenced here, deliberately)."""
     with warnings.catch_warnings():

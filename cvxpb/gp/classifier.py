@@ -1,7 +1,7 @@
 """``GPClassifierEP``: binary GP classification by EP, with empirical-Bayes hyperparameters.
 
 The kernel is RBF, ``amplitude^2 exp(-||x - x'||^2 / (2 length_scale^2))``, or linear,
-``amplitude^2 x^T x'`` (the seed's ``sigma^2 x^T x'``). ``fit`` maximizes
+``amplitude^2 x^T x'`` (the paper's ``sigma^2 x^T x'``). ``fit`` maximizes
 the EP log marginal likelihood over ``log amplitude`` and ``log length_scale`` with
 L-BFGS-B and the exact gradient at the EP fixed point, warm-starting each EP run from
 the previous sites; ``optimize="length_scale"`` keeps the amplitude (Kamesawa et al.'s

@@ -5,7 +5,7 @@ the training points, Section 2.2). The source latent ``f_S`` (``s_i ~ N(f_S(x_i)
 and the target latent ``f_T`` (``y_i ~ Phi(f_T(x_i))``) share the GP prior with
 cross-covariance ``rho k`` (eq. 2). The soft labels' sites are exact Gaussians, so EP
 over the joint with only the target sites approximated (eqs. 8-18) is EP for ``f_T``
-under the prior conditioned on ``s`` (the seed's eqs. 37-39, with the unit noise of the
+under the prior conditioned on ``s`` (the paper's eqs. 37-39, with the unit noise of the
 source likelihood):
 
 ``m = rho K (K + I)^-1 s``, ``C = K - rho^2 K (K + I)^-1 K``,

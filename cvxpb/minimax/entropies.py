@@ -13,7 +13,7 @@ reference) and ``z~ = (z, 0)``; for regression ``theta(y) = y`` and ``t = 1``.
 * quadratic loss on ``{E Y^2 <= rho^2}``: ``F = rho^2 + huber(z/2, rho)`` (eq. 32).
 
 Each :class:`Entropy` has ``value`` and ``gradient`` on NumPy arrays (rows are samples;
-the gradients follow the seed's procedures, eqs. 29, 33, 35, and give
+the gradients follow the paper's procedures, eqs. 29, 33, 35, and give
 ``E_{P*}[theta(Y) | x]`` by eq. 22) and ``expression``, a DCP CVXPY expression for use in
 a minimization (the 0-1 and Brier forms add epigraph variables, one per sample).
 """
@@ -36,7 +36,7 @@ def _expr_with_reference(Z):
 
 
 def _top_k(Zt, level):
-    """The seed's procedure: per row, the smallest ``k`` with
+    """The paper's procedure: per row, the smallest ``k`` with
     ``sum_{i<=k} (z~_(i) - z~_(k+1)) > level`` (``t + 1`` if none), and the sorted rows."""
     order = np.argsort(-Zt, axis=1, kind="stable")
     sorted_rows = np.take_along_axis(Zt, order, axis=1)

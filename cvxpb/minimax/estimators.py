@@ -284,7 +284,7 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
     squared : bool, default=False
     rho : float, optional
         The bound ``E[Y^2] <= rho^2`` of eq. (32), at least ``max |y|``. ``None``: the
-        seed's choice, ``F = z^2/4`` solved first and ``rho = max_i |A x_i| / 2``, which
+        paper's choice, ``F = z^2/4`` solved first and ``rho = max_i |A x_i| / 2``, which
         makes the Huber ``F`` quadratic on the data, so ``A`` is optimal for it too.
     fit_intercept : bool, default=True
     solver : {"CLARABEL", "ECOS", "SCS", "fista"}, default="CLARABEL"

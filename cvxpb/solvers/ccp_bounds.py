@@ -9,7 +9,7 @@ With ``n(q) = ||q / sqrt(p)||_2 = sqrt(D)`` (chi2) or ``K(q) = KL(q||p)``:
   ``kl(L, .)`` increases on ``[L, 1]``: ``min r  s.t.  eps(q) - kl(L(q), r) <= 0``,
   with ``eps = c n(q)`` (chi2, ``c = sqrt(I/delta)``) or ``(K + ln(2 sqrt(m)/delta))/m``.
   The concave ``-kl`` is linearized (Sahu & Hemachandra, eq. 67c). (``min r s.t. kl(L, r) <= eps``,
-  the other half of the seed's equality, is solved by ``r = L`` and bounds nothing.)
+  the other half of the paper's equality, is solved by ``r = L`` and bounds nothing.)
   Its tangent is taken at ``L`` clipped into ``[1e-12, 1 - 1e-12]``: any tangent of a
   concave function over-estimates it, and none is taken where ``d kl / dL`` is
   infinite, so all-zero risks (separable data) need no special case.

@@ -1,4 +1,4 @@
-"""``method="closed_form"``: the seed's closed forms for the linear-distance chi2 bound.
+"""``method="closed_form"``: the paper's closed forms for the linear-distance chi2 bound.
 
 On a support ``S`` the KKT system of ``min l^T q + c sqrt(sum q^2/p)`` (``c^2 = I_lin/delta``)
 gives, with ``pi = p / P_S`` and the ``pi``-mean and variance of the risks on ``S``:

@@ -3,7 +3,7 @@ in Sahu & Hemachandra), with its failures reported as statuses as in their Table
 
 ``minimize g(L(q), div(q))  s.t.  sum q = 1, 0 <= q <= 1`` by scipy's SLSQP or
 trust-constr from a uniform start, with the gradient ``g_L l + g_div grad div``.
-Seed 000's codes: M (maximum iterations) is ``max_iter``; I (locally infeasible) is
+Sahu & Hemachandra's codes: M (maximum iterations) is ``max_iter``; I (locally infeasible) is
 ``infeasible``; R (restoration failed) and line-search failures are ``linesearch_failed``;
 E (unknown error) is ``solver_failed``.
 """

@@ -1,5 +1,5 @@
 """SVM families for PAC-Bayes bounds: Sahu & Hemachandra's stochastic SVM and
-Parrado-Hernández et al.'s (2012) data-dependent priors."""
+the data-dependent priors of Parrado-Hernández et al. (2012)."""
 
 from cvxpb.svm.grid import lambda_grid
 from cvxpb.svm.prior_bounds import SVMBound, svm_pac_bayes_bound

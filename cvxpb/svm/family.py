@@ -1,7 +1,7 @@
 """The finite family of RBF SVMs of Sahu & Hemachandra, Section 7: one per regularization parameter.
 
 Each ``lam`` gets its own random split of the data into ``m`` training and ``v``
-validation examples (overlaps between classifiers allowed, as in the seed); its
+validation examples (overlaps between classifiers allowed, as in the paper); its
 empirical risk is measured on its validation part. The RBF width is estimated as
 kernlab's ``ksvm`` does by default (``sigest``). Training runs through joblib, so
 ``n_jobs`` spreads it over cores and joblib's Dask backend over a cluster.

@@ -3,13 +3,13 @@ al., 2012, Section 2).
 
 A (kernel) SVM is the linear function ``f(x) = w^T phi(x) + b``. With the bias as one
 more coordinate, ``w~ = (w, b)`` and ``phi~(x) = (phi(x), 1)``, it is a homogeneous
-classifier ``sign(w~^T phi~(x))`` as the seed assumes (with ``b = 0`` exactly the seed's
+classifier ``sign(w~^T phi~(x))`` as the paper assumes (with ``b = 0`` exactly the paper's
 setting). The posterior ``Q(w, mu) = N(mu w, I)`` around the unit vector ``w = w~/||w~||``
 has the stochastic empirical error (eq. 2)
 
 ``Q_S(w, mu) = E_m[1 - Phi(mu gamma(x, y))]``, ``gamma = y w^T phi~(x) / ||phi~(x)||`` (eq. 3),
 
-and every Gaussian the seed compares with it differs from it only along one or two
+and every Gaussian the paper compares with it differs from it only along one or two
 unit directions, so each KL needs only inner products of unit vectors:
 :class:`KernelVector` keeps ``sum_i beta_i phi~(z_i)`` and computes them with the kernel.
 """

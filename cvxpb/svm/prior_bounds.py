@@ -16,7 +16,7 @@ bound. ``deterministic`` is ``min(1, 2 bound)``, the bound on the SVM itself (eq
 * ``expectation`` (Theorems 9 and 10): the prior mean ``eta w_p`` with
   ``w_p = E[y phi(x)]``, estimated from the same sample at the price of
   ``b = R/sqrt(m) (2 + sqrt(2 ln(2/delta)))`` and penalty ``ln(2(m+1)/delta)``.
-* ``tau_expectation`` (Theorem 11), for ``tau >= 1``: the seed's proof drops the term
+* ``tau_expectation`` (Theorem 11), for ``tau >= 1``: the paper's proof drops the term
   ``(w_p^T mu w / ||w_p||)^2 (1/tau^2 - 1)``, which is not positive only when ``tau >= 1``.
 """
 
@@ -33,7 +33,7 @@ from cvxpb.svm.gaussian import kl_shifted, kl_tau, stochastic_error
 from cvxpb.validation import check_choice, check_delta, real_array
 
 MU_GRID = np.geomspace(1e-3, 1e4, 281)
-DEFAULT_ETAS = np.linspace(1.0, 100.0, 10)  # J = 10 scalings over the seed's range 1..100
+DEFAULT_ETAS = np.linspace(1.0, 100.0, 10)  # J = 10 scalings over the paper's range 1..100
 ROUND_UP = 1 + 1e-12
 
 

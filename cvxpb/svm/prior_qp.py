@@ -3,7 +3,7 @@ eta-prior SVM (Section 4.2.1).
 
 Both work in the augmented feature space ``phi~(x) = (phi(x), 1)`` of
 :mod:`cvxpb.svm.gaussian` (kernel ``k(x, z) + 1``), where the SVMs are homogeneous as
-the seed writes them. With ``H = Y K~ Y`` on the ``m - r`` posterior examples and
+the paper writes them. With ``H = Y K~ Y`` on the ``m - r`` posterior examples and
 ``g_i = w_r^T phi~(x_i)`` for the unit prior direction ``w_r``:
 
 * prior SVM, dual (26): ``max v^T a - a^T H a / 2``, ``0 <= a <= C``, with
@@ -221,7 +221,7 @@ def eta_prior_svm_program(L, y, g, C):
 
 
 def recover_eta(a, y, K, g, C) -> float:
-    """``eta`` from the free support vectors, as the seed does (the median over them,
+    """``eta`` from the free support vectors, as the paper does (the median over them,
     among those with ``|g_j|`` not negligible)."""
     free = (a > FREE * C) & (a < (1 - FREE) * C) & (np.abs(g) > 1e-8)
     if not np.any(free):

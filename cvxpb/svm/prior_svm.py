@@ -1,6 +1,6 @@
 """Parrado-Hernández et al.'s prior SVM and eta-prior SVM as scikit-learn classifiers.
 
-Both split the training set: a part (``prior_fraction``, the seed's r = 50%) trains an
+Both split the training set: a part (``prior_fraction``, the paper's r = 50%) trains an
 ordinary SVM whose unit weight vector ``w_r`` is the prior direction; the rest trains
 the posterior and is the sample the bound is computed on.
 
@@ -8,8 +8,8 @@ the posterior and is the sample the bound is computed on.
   equally spaced over ``eta_range``) the QP ``min ||w - eta_j w_r||^2/2 + C sum xi``;
   the posterior with the least mixture-prior bound (Corollary 7) is kept.
 * :class:`EtaPriorSVM` (Section 4.2): ``eta`` is learnt with the posterior in one QP;
-  the bound is the tau-prior bound (Theorem 8, the seed's ``eta = tau = 50``), with the
-  mixture bound over 50 scalings in ``[1, 100]`` (the seed's "eta-PSVM + Prior PB")
+  the bound is the tau-prior bound (Theorem 8, the paper's ``eta = tau = 50``), with the
+  mixture bound over 50 scalings in ``[1, 100]`` (the paper's "eta-PSVM + Prior PB")
   reported beside it.
 """
 

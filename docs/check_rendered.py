@@ -1,0 +1,88 @@
+"""Read the built site as a reader would: headless Chromium, with the network cut off.
+
+Every page of ``docs/_build/html`` is opened in Debian's Chromium (through its
+ChromeDriver); the check fails if a page with formulas shows raw LaTeX (``\\(`` or
+``\\[`` left in the rendered text, or no typeset formula), if an image does not load,
+if a results page has no table, or if a page asks for anything off this machine.
+
+    python docs/check_rendered.py [docs/_build/html]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+TABLE_PAGES = ("stochastic_svm", "prior_svm", "minimax_results", "slt_gp")
+FORMULA_PAGES = ("convex_programs", "exact", "constants", "nonconvex", "minimax", "prior_svm")
+
+STATE = """
+const done = arguments[arguments.length - 1];
+const ready = window.MathJax && MathJax.startup ? MathJax.startup.promise : Promise.resolve();
+ready.then(() => {
+  const text = document.body.innerText;
+  done({
+    raw: (text.match(/\\\\\\(|\\\\\\[/g) || []).length,
+    math: document.querySelectorAll("mjx-container").length,
+    images: [...document.images].map(i => [i.src, i.complete && i.naturalWidth > 0]),
+    tables: document.querySelectorAll("table tbody tr").length,
+    remote: performance.getEntriesByType("resource").map(r => r.name)
+      .filter(n => !n.startsWith("file:") && !n.startsWith("data:")),
+  });
+}).catch(err => done({error: String(err)}));
+"""
+
+
+def browser() -> webdriver.Chrome:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    options.add_argument("--host-resolver-rules=MAP * ~NOTFOUND")  # no network at all
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_script_timeout(60)
+    return driver
+
+
+def page_problems(driver, page: Path) -> list[str]:
+    driver.get(page.resolve().as_uri())
+    state = driver.execute_async_script(STATE)
+    if "error" in state:
+        return [f"MathJax failed: {state['error']}"]
+    problems = []
+    if state["raw"]:
+        problems.append(f"{state['raw']} raw LaTeX delimiters in the rendered text")
+    if page.stem in FORMULA_PAGES and not state["math"]:
+        problems.append("no typeset formula")
+    problems += [f"image {src} did not load" for src, loaded in state["images"] if not loaded]
+    if page.stem in TABLE_PAGES and not state["tables"]:
+        problems.append("no result table")
+    problems += [f"asks the network for {url}" for url in state["remote"]]
+    return problems
+
+
+def main(site: str = "docs/_build/html") -> int:
+    pages = sorted(p for p in Path(site).glob("*.html") if p.stem not in ("genindex", "search"))
+    if not pages:
+        print(f"no pages under {site}; build the site first", file=sys.stderr)
+        return 2
+    driver = browser()
+    failures = 0
+    try:
+        for page in pages:
+            problems = page_problems(driver, page)
+            failures += bool(problems)
+            for problem in problems:
+                print(f"{page.name}: {problem}")
+    finally:
+        driver.quit()
+    print(f"{len(pages)} pages read in Chromium, {failures} with problems")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:]))
