@@ -23,6 +23,7 @@ from tqdm import tqdm
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.problem import BoundProblem
 from cvxpb.result import SUPPORT_NOTE
+from cvxpb.texttable import format_table
 
 # a small arithmetic-geometric grid in the spirit of Sahu & Hemachandra, Section 7
 DEMO_LAMBDAS = np.concatenate([np.geomspace(1e-4, 0.1, 16), np.arange(0.25, 5.01, 0.25)])
@@ -99,13 +100,17 @@ def run_demo(delta: float = 0.05, seed: int = 0, progress: bool = False):
 
 def describe(data: ClassifierRisks, table: pd.DataFrame, delta: float) -> str:
     """The demo's report: the data, what a bound is, the table with the tightest row marked."""
-    shown = table.copy()
-    best = int(shown["bound"].idxmin())
-    marks = ["*" if i == best else "" for i in range(len(shown))]
-    shown.insert(shown.columns.get_loc("bound") + 1, "", marks)
-    shown["ms"] = shown["ms"].map(lambda v: f"{v:.0f}" if v >= 10 else f"{v:.1f}")
-    for column in ("bound", "E_Q[val risk]", "E_Q[test error]"):
-        shown[column] = shown[column].map(lambda v: f"{v:.4f}")
+    best = int(table["bound"].idxmin())
+    rows = [
+        {
+            **row,
+            "": "*" if i == best else "",
+            "ms": f"{row['ms']:.2g}" if row["ms"] < 10 else f"{row['ms']:.0f}",
+        }
+        for i, row in enumerate(table.to_dict(orient="records"))
+    ]
+    formats = {"divergence": "<10", "distance": "<8", "bound": ".4f", "": "<1", "support": "d"}
+    formats |= {"E_Q[val risk]": ".4f", "E_Q[test error]": ".4f", "status": "<7", "ms": ">4"}
     return "\n".join(
         [
             data.description,
@@ -116,7 +121,7 @@ def describe(data: ClassifierRisks, table: pd.DataFrame, delta: float) -> str:
             f"1 - delta = {1 - delta:g} over the validation sample; each is minimized over",
             "posteriors, and certified optimal where the status says so.",
             "",
-            shown.to_string(index=False),
+            format_table(rows, formats),
             "",
             "*: the tightest bound.",
             SUPPORT_NOTE + ".",

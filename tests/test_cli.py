@@ -237,3 +237,22 @@ def test_importing_bound_problem_loads_no_cvxpy_or_pandas():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_demo_says_what_a_bound_is_and_marks_the_tightest(capsys):
+    code, out, _ = run(capsys, "demo")
+    assert code == 0
+    assert "upper bound on the true risk of the stochastic classifier" in out
+    assert "1 - delta = 0.95" in out and "support: classifiers with weight above 1e-06/H" in out
+    rows = [line.split() for line in out.splitlines() if line.split()[:1] in (["chi2"], ["kl"])]
+    marked = [row for row in rows if "*" in row]
+    assert len(rows) == 7 and len(marked) == 1
+    assert float(marked[0][2]) == min(float(row[2]) for row in rows)
+
+
+def test_the_package_docstring_is_an_overview():
+    for name in ("BoundProblem", "cvxpb.svm", "cvxpb.minimax", "cvxpb.gp", "python -m cvxpb"):
+        assert name in pb.__doc__
+    assert set(pb.__all__) <= set(dir(pb))
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        pb.nothing  # noqa: B018

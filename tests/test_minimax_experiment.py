@@ -77,3 +77,26 @@ def test_majority_reference_predicts_the_majority_class():
     X = np.zeros((10, 2))
     y = np.array([1] * 7 + [-1] * 3)
     assert experiment.make("Majority", 1.0, 10).fit(X, y).predict(X).tolist() == [1] * 10
+
+
+def test_solver_warnings_are_counted_per_method_not_printed(monkeypatch, capsys):
+    import warnings as w
+
+    real = experiment.select_and_test
+
+    def noisy(method, *args):
+        if method == "mmSVM":
+            w.warn("Solution may be inaccurate.", UserWarning, stacklevel=1)
+            w.warn("Solution may be inaccurate.", UserWarning, stacklevel=1)
+        return real(method, *args)
+
+    monkeypatch.setattr(experiment, "select_and_test", noisy)
+    rows = experiment.run_experiment(
+        ["haberman"], runs=2, methods=("mmSVM", "Majority"), lambdas=[1.0], progress=False
+    )
+    assert capsys.readouterr().err == ""
+    assert rows.groupby("method")["warnings"].sum().to_dict() == {"Majority": 0, "mmSVM": 4}
+    report = experiment.warning_report(rows)
+    assert "mmSVM: 4 in 2 runs, e.g. UserWarning: Solution may be inaccurate." in report
+    assert "Majority" not in report
+    assert experiment.summary(rows).set_index("method").loc["mmSVM", "warnings"] == 4
