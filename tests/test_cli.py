@@ -215,28 +215,23 @@ def test_python_dash_m_runs_the_command():
     assert done.stdout.strip() == f"cvxpb {pb.__version__}"
 
 
-def test_help_and_version_load_no_numerical_library():
+def heavy_modules_after(code: str, names=("cvxpy", "scipy", "pandas", "sklearn")) -> str:
+    """Which of ``names`` a fresh interpreter has loaded after running ``code``."""
     import subprocess
     import sys
 
-    code = (
-        "import sys; from cvxpb.cli import build_parser; build_parser(); import cvxpb; "
-        "print(sorted(m for m in ('cvxpy', 'scipy', 'pandas', 'sklearn') if m in sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    probe = f"import sys; {code}; print(sorted(m for m in {names!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_help_and_version_load_no_numerical_library():
+    assert heavy_modules_after("from cvxpb.cli import build_parser; build_parser()") == "[]"
 
 
 def test_importing_bound_problem_loads_no_cvxpy_or_pandas():
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, cvxpb; cvxpb.BoundProblem([0.1, 0.2], 100).solve(); "
-        "print(sorted(m for m in ('cvxpy', 'pandas', 'sklearn') if m in sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    code = "import cvxpb; cvxpb.BoundProblem([0.1, 0.2], 100).solve()"
+    assert heavy_modules_after(code, ("cvxpy", "pandas", "sklearn")) == "[]"
 
 
 def test_demo_says_what_a_bound_is_and_marks_the_tightest(capsys):
