@@ -24,8 +24,8 @@ FORMATTER = argparse.ArgumentDefaultsHelpFormatter
 RUN_TIMES = {
     "stochastic-svm": "--dataset wdbc,bupa takes about 25 s",
     "minimax": "--dataset hepatitis,crx --runs 20 takes about 1 minute",
-    "prior-svm": "--dataset pima --runs 5 takes about 16 minutes (55 grid cells a run)",
-    "slt-gp": "--setting latent_gp --repeats 10 takes about SLTGP_MIN",
+    "prior-svm": "--dataset pima --runs 5 takes about 16 to 18 minutes (55 grid cells a run)",
+    "slt-gp": "--setting latent_gp --repeats 10 takes about 4 minutes (30 GP fits)",
 }
 
 
