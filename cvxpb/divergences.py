@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import logsumexp, rel_entr
 
+from cvxpb.summation import exact_sum
+
 if TYPE_CHECKING:
     import cvxpy as cp
 
@@ -24,12 +26,12 @@ class Chi2:
     name = "chi2"
 
     def value(self, q, p) -> float:
-        """``sum q^2/p``, exactly summed (``math.fsum``); ``inf`` if ``q_i > 0 = p_i``."""
+        """``sum q^2/p``, exactly summed (``exact_sum``); ``inf`` if ``q_i > 0 = p_i``."""
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         if np.any((q > 0) & (p == 0)):
             return math.inf
         support = q > 0
-        return math.fsum(q[support] ** 2 / p[support])
+        return exact_sum(q[support] ** 2 / p[support])
 
     def rounding_error(self, q, p) -> float:
         """Zero beyond the relative few ulps that reporting adds (positive terms, fsum)."""
@@ -54,14 +56,14 @@ class KLDivergence:
     def value(self, q, p) -> float:
         """Exactly summed ``sum q log(q/p)``; ``inf`` if ``q_i > 0 = p_i``."""
         terms = rel_entr(np.asarray(q, dtype=float), np.asarray(p, dtype=float))
-        return math.fsum(terms) if np.all(np.isfinite(terms)) else math.inf
+        return exact_sum(terms) if np.all(np.isfinite(terms)) else math.inf
 
     def rounding_error(self, q, p) -> float:
         """A bound on the absolute rounding error of :meth:`value` (terms of both signs)."""
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         on = q > 0
         size = np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(p[on]))
-        return 16 * _EPS * math.fsum(size) + 1e-300
+        return 16 * _EPS * exact_sum(size) + 1e-300
 
     def gradient(self, q, p) -> np.ndarray:
         """``log(q/p) + 1``."""
@@ -103,7 +105,7 @@ class Renyi:
         on, t = self._scaled_log_ratios(q, p)
         if t.size and np.max(t) <= 1:
             terms = np.concatenate([q[on] * np.expm1(t), q[on]])
-            return math.log1p(math.fsum([*terms, -1.0]))
+            return math.log1p(exact_sum([*terms, -1.0]))
         return float(logsumexp(np.log(q[on]) + t))
 
     def value(self, q, p) -> float:

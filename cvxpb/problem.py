@@ -12,6 +12,7 @@ from cvxpb.constants import CONSTANTS, check_sample_size
 from cvxpb.distances import nudge
 from cvxpb.divergences import get_divergence
 from cvxpb.result import Result
+from cvxpb.summation import exact_sum
 from cvxpb.validation import (
     PRIOR_SUM_TOLERANCE,
     check_choice,
@@ -81,7 +82,7 @@ class BoundProblem:
         self.prior = (
             np.full(size, 1.0 / size)
             if prior is None
-            else check_distribution(prior, size, "prior") / math.fsum(prior)
+            else check_distribution(prior, size, "prior") / exact_sum(prior)
         )
         self.bound_function = Bound(
             distance, divergence, self.m, self.delta, constants, grid, alpha
@@ -111,7 +112,7 @@ class BoundProblem:
         if np.any(~np.isfinite(q)) or np.any(q < -PRIOR_SUM_TOLERANCE):
             raise ValueError("q must be finite and non-negative (within 1e-9)")
         q = np.clip(q, 0.0, None)
-        total = math.fsum(q)
+        total = exact_sum(q[q > 0])  # over the support: a chi2 posterior's is small
         if abs(total - 1) > 1e-6:
             raise ValueError(f"q must sum to 1 (within 1e-6), sums to {total!r}")
         if np.any((q > 0) & (self.prior == 0)):
@@ -120,9 +121,12 @@ class BoundProblem:
 
     def terms(self, q) -> tuple[float, float]:
         """``(L, div)`` at ``q``: exactly summed, ``q`` read as ``q / sum(q)``."""
-        q = self.project(q)
-        total = math.fsum(q)
-        L = min(math.fsum(q * self.risks) / total, 1.0)
+        return self._projected_terms(self.project(q))
+
+    def _projected_terms(self, q) -> tuple[float, float]:
+        on = np.flatnonzero(q)
+        total = exact_sum(q[on])
+        L = min(exact_sum(q[on] * self.risks[on]) / total, 1.0)
         div = self.divergence_function.value(q / total, self.prior)
         return L, div
 
@@ -142,7 +146,7 @@ class BoundProblem:
     def evaluate_unclipped(self, q) -> float:
         """The bound's formula at ``q``, rounded outward, even where it exceeds 1."""
         q = self.project(q)
-        return self._rounded_bound(q, *self.terms(q))
+        return self._rounded_bound(q, *self._projected_terms(q))
 
     def raw_terms(self, q) -> tuple[float, float]:
         """``(L, div)`` at any non-negative ``q``, unnormalized and unchecked (for solvers)."""
@@ -229,7 +233,7 @@ class BoundProblem:
     def result_from_posterior(self, posterior, **fields) -> Result:
         """A Result whose bound is re-evaluated from ``posterior`` (projected)."""
         q = self.project(posterior)
-        L, div = self.terms(q)
+        L, div = self._projected_terms(q)
         unclipped = self._rounded_bound(q, L, div)
         return Result(
             bound=min(unclipped, 1.0),

@@ -176,3 +176,20 @@ def test_invariants(risks, weights, m, delta, pair):
     assert res.bound <= prob.evaluate(prior) + 1e-10  # never beaten by the prior
     vertex = np.eye(risks.size)[np.argmin(risks)]
     assert res.bound <= prob.evaluate(vertex) + 1e-10  # nor by the best single classifier
+
+
+def test_incumbents_are_checked_from_the_posterior_when_the_statistics_disagree():
+    from cvxpb.solvers import exact
+
+    prob = pb.BoundProblem([0.1, 0.2, 0.3, 0.15], m=200, divergence="kl")
+    family = exact.family_of(prob)
+    agree = exact._searched(family, prob.bound_function, 1e-9, exact._evaluator(prob, family), 200)
+    assert agree.evaluate is None  # one search: the statistics were right at the incumbent
+    calls = []
+
+    def disagreeing(x):
+        calls.append(x)
+        return 0.5
+
+    again = exact._searched(family, prob.bound_function, 1e-9, disagreeing, 200)
+    assert again.evaluate is disagreeing and len(calls) >= 2  # searched again, checking each

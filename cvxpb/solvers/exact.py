@@ -29,7 +29,8 @@ from cvxpb.solvers.family import (
 from cvxpb.validation import check_count, check_positive
 
 SPLIT = 3  # pieces an open interval is cut into each round
-MAX_OPEN = 200_000  # open intervals at most; beyond, stop with status "max_rounds"
+FRONTIER_CHUNK = 4096  # intervals whose frontier pairs are built at once
+MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, "max_rounds"
 
 
 def family_of(problem, support=None):
@@ -86,18 +87,39 @@ class _Search:
         L, div = (a[1], b[2]) if self.family.L_increasing else (b[1], a[2])
         return self.family.lower_terms(b[0], L, div)
 
+    def _closes(self, a, b, threshold):
+        """Whether each interval's lower bound reaches ``threshold``: the monotone pair,
+        or (families on a convex frontier) every cell of the frontier pairs."""
+        closed = self.bound.at_least(*self._lower_pair(a, b), threshold)
+        rest = np.flatnonzero(~closed)
+        if getattr(self.family, "frontier_pairs", None) and rest.size:
+            closed[rest] = self._frontier(
+                a, b, rest, lambda L, K: np.all(self.bound.at_least(L, K, threshold), axis=1)
+            )
+        return closed
+
+    def _frontier(self, a, b, which, reduce):
+        """``reduce(L, K)`` of the frontier pairs of the intervals ``which``, in chunks
+        of ``FRONTIER_CHUNK`` intervals so that memory stays bounded."""
+        parts = []
+        for start in range(0, which.size, FRONTIER_CHUNK):
+            i = which[start : start + FRONTIER_CHUNK]
+            parts.append(reduce(*self.family.frontier_pairs([v[i] for v in a], [v[i] for v in b])))
+        return np.concatenate(parts)
+
     def run(self, max_rounds):
         a, b = self.a, self.b
         while True:
             mid_x = 0.5 * (a[0] + b[0])
             splittable = (mid_x > a[0]) & (mid_x < b[0])
-            closed = self.bound.at_least(*self._lower_pair(a, b), self.best_value - self.tol / 2)
+            closed = self._closes(a, b, self.best_value - self.tol / 2)
             keep = ~closed & splittable
             self.closed_lower = min(self.closed_lower, self._lower(a, b, closed))
             self.unsplittable_lower = min(
                 self.unsplittable_lower, self._stuck_lower(a, b, ~closed & ~splittable)
             )
-            if not np.any(keep) or self.rounds >= max_rounds or keep.sum() > MAX_OPEN:
+            too_many = keep.sum() > max(MAX_OPEN, 2 * self.a[0].size)
+            if not np.any(keep) or self.rounds >= max_rounds or too_many:
                 self.open_lower = self._lower(a, b, keep)
                 self.width = float(np.min(b[0] - a[0]))
                 return
@@ -124,9 +146,18 @@ class _Search:
         (NaN) counts as 0, below which no bound lies."""
         if not np.any(which):
             return np.inf
-        L, div = self._lower_pair([v[which] for v in a], [v[which] for v in b])
-        values = self.bound(L, div, rounding=-1)
-        return float(np.min(np.where(np.isnan(values), 0.0, values)))
+        a, b = [v[which] for v in a], [v[which] for v in b]
+        values = self.bound(*self._lower_pair(a, b), rounding=-1)
+        values = np.where(np.isnan(values), 0.0, values)
+        low = np.flatnonzero(values < self.best_value - self.tol / 2)  # closed by the frontier
+        if getattr(self.family, "frontier_pairs", None) and low.size:
+
+            def least(L, K):
+                frontier = self.bound(L, K, rounding=-1)
+                return np.min(np.where(np.isnan(frontier), 0.0, frontier), axis=1)
+
+            values[low] = np.maximum(values[low], self._frontier(a, b, low, least))
+        return float(np.min(values))
 
     def _stuck_lower(self, a, b, which):
         """Lower bounds of intervals one float step wide. Where one holds a breakpoint
@@ -253,6 +284,21 @@ def _evaluator(problem, family, support=None):
     return evaluate
 
 
+def _searched(family, bound, tol, evaluate, max_rounds) -> _Search:
+    """The branch and bound, trusting the family's statistics; then the incumbent is
+    evaluated from its posterior's own exact sums (O(H)). Where the statistics were off
+    there by more than ``tol / 4`` (priors near 0 can do that), the search runs again
+    and checks every new incumbent that way (O(H) each, so only then)."""
+    search = _Search(family, bound, tol)
+    search.run(max_rounds)
+    search.polish()
+    if not abs(evaluate(search.best_x) - search.best_value) <= tol / 4:
+        search = _Search(family, bound, tol, evaluate)
+        search.run(max_rounds)
+        search.polish()
+    return search
+
+
 def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
     """Globally minimize ``problem``'s bound; returns a :class:`~cvxpb.result.Result`.
 
@@ -265,9 +311,7 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
     check_count(max_rounds, "max_rounds", 0)
     start = time.perf_counter()
     family = family_of(problem)
-    search = _Search(family, problem.bound_function, tol, _evaluator(problem, family))
-    search.run(max_rounds)
-    search.polish()
+    search = _searched(family, problem.bound_function, tol, _evaluator(problem, family), max_rounds)
     posterior = family.posterior(search.best_x)
     seconds = time.perf_counter() - start
     result = problem.result_from_posterior(
@@ -307,9 +351,8 @@ def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 20
     if support.size == 0 or np.any(problem.prior[support] <= 0):
         raise ValueError("support must be a non-empty set of classifiers with prior mass")
     family = family_of(problem, support)
-    search = _Search(family, problem.bound_function, tol, _evaluator(problem, family, support))
-    search.run(max_rounds)
-    search.polish()
+    evaluate = _evaluator(problem, family, support)
+    search = _searched(family, problem.bound_function, tol, evaluate, max_rounds)
     posterior = np.zeros(problem.H)
     posterior[support] = family.posterior(search.best_x)
     return problem.evaluate(posterior), posterior

@@ -18,6 +18,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from cvxpb.summation import PREFIX_BLOCK, prefix_sums
+
+_EPS = np.finfo(float).eps
+CHUNK = 1 << 21  # numbers in a points x classifiers block of GibbsFamily.stats (16 MB)
+FRONTIER_CELLS = 128  # cells of L an interval is cut into by frontier_cells
+GIBBS_GRID = 65  # first points of the Gibbs search: each costs O(H); the frontier closes fast
 V_MAX = 800.0  # exp(-800) = 0 and exp(800) = inf in floating point: the two limits
 
 
@@ -78,14 +84,16 @@ class Chi2Family:
         self.risks, self.prior = risks, prior
         self.u1, self.d, w = distinct_risks(risks, prior)
         self.scale = max(float(self.d[-1]), 1e-12)
-        W, M = np.cumsum(w), np.cumsum(w * self.d)
+        W, M = prefix_sums(w), prefix_sums(w * self.d)
         step = np.diff(self.d)
-        B = np.concatenate([[0.0], np.cumsum(W[:-1] * step)])
-        C = np.concatenate([[0.0], np.cumsum(M[:-1] * step)])
-        E = np.concatenate([[0.0], np.cumsum(step * (2 * B[:-1] + step * W[:-1]))])
+        B = np.concatenate([[0.0], prefix_sums(W[:-1] * step)])
+        C = np.concatenate([[0.0], prefix_sums(M[:-1] * step)])
+        E = np.concatenate([[0.0], prefix_sums(step * (2 * B[:-1] + step * W[:-1]))])
         self.sums = (W, M, B, C, E)
-        # each sum of n non-negative terms is within (n + 2) eps of its value
-        self.relative_error = 8 * (self.d.size + 8) * np.finfo(float).eps
+        # each prefix sum of non-negative terms is within (PREFIX_BLOCK + 2) eps of its
+        # value, whatever H; the factor 8 covers the chain W -> B -> E and the formulas
+        n = min(self.d.size, PREFIX_BLOCK)
+        self.relative_error = 8 * (n + 8) * np.finfo(float).eps
 
     def breaks(self):
         """The ``v`` at which ``nu`` crosses a distinct risk value (the first is ``t = 0``)."""
@@ -133,6 +141,34 @@ class Chi2Family:
         shrink = 1 - 4 * self.relative_error
         return self.u1 + (L - self.u1) * shrink, D * shrink
 
+    def frontier_pairs(self, a, b, cells: int = FRONTIER_CELLS):
+        """Pairs ``(L, D)`` that bound ``g`` from below on the interval (see
+        :func:`frontier_cells`). With ``q_i / p_i = (nu - l_i) / Z`` on the support,
+        ``D = (nu - L) / Z``, and the frontier's slope is ``-2/Z = -2 D / (nu - L)``;
+        ``L`` rises and ``D`` falls with ``nu``. The slope is computed, so each line also
+        gives way by its relative error times the interval's width in ``L``."""
+        (xa, La, Da), (xb, Lb, Db) = a, b
+        La_low, Da_low = self.lower_terms(xa, La, Da)
+        Lb_low, Db_low = self.lower_terms(xb, Lb, Db)
+        Lb_high = Lb + (Lb - Lb_low) + 4 * _EPS * np.abs(Lb)
+        width = Lb_high - La_low
+        lines = []
+        for x, L, D, L_low, D_low in ((xa, La, Da, La_low, Da_low), (xb, Lb, Db, Lb_low, Db_low)):
+            t, gap = _parameter(x, self.scale), L - self.u1
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                room = t - gap  # nu - L
+                slope = 2 * D / room
+                error = (gap - (L_low - self.u1) + 2 * _EPS * t) / room + 8 * self.relative_error
+                usable = (room > 0) & (error < 0.5)
+                lines.append(
+                    (
+                        np.where(usable, D_low + slope * L_low, np.nan),
+                        np.where(usable, slope, np.nan),
+                        slope * error * width,
+                    )
+                )
+        return frontier_cells(La_low, Lb_high, lines, Db_low, cells)
+
     e = 1.0  # the exponent of (nu - l)_+ in the family
 
     def posterior(self, x) -> np.ndarray:
@@ -151,6 +187,8 @@ class Chi2Family:
 
 class Chi2AsRenyi(Chi2Family):
     """:class:`Chi2Family` reporting the order-2 Renyi divergence ``log(sum q^2/p)``."""
+
+    frontier_pairs = None  # its divergence, log D, is not convex along the frontier
 
     def stats(self, x):
         L, D = super().stats(x)
@@ -249,6 +287,9 @@ class GibbsFamily:
     def breaks(self):
         return None
 
+    def grid(self):
+        return initial_grid(None, GIBBS_GRID)
+
     def beta(self, x):
         return _parameter(x, self.scale)
 
@@ -257,7 +298,16 @@ class GibbsFamily:
         return np.where(np.isinf(t), 1, self.d.size)
 
     def stats(self, x):
-        """``(L, KL)`` along the family, vectorized over ``x`` (log-sum-exp)."""
+        """``(L, KL)`` along the family, vectorized over ``x`` (log-sum-exp), in chunks
+        of points so that memory stays near ``CHUNK`` numbers whatever ``H``."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        step = max(CHUNK // self.d.size, 1)
+        if x.size <= step:
+            return self._stats(x)
+        parts = [self._stats(x[i : i + step]) for i in range(0, x.size, step)]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    def _stats(self, x):
         beta = np.atleast_1d(_parameter(x, self.scale))
         finite = np.isfinite(beta)
         b = np.where(finite, beta, 0.0)[:, None]
@@ -281,6 +331,23 @@ class GibbsFamily:
         margin = 64 * eps * size
         return self.u1 + (L - self.u1) * (1 - 64 * eps), K - margin
 
+    def frontier_pairs(self, a, b, cells: int = FRONTIER_CELLS):
+        """Pairs ``(L, KL)`` that bound ``g`` from below on the interval (see
+        :func:`frontier_cells`): ``dKL/dbeta = -beta dL/dbeta``, so the frontier's slope
+        at ``beta`` is ``-beta``, exactly; ``L`` falls and ``KL`` rises with ``beta``."""
+        (xa, La, Ka), (xb, Lb, Kb) = a, b
+        beta_a = np.where(np.isfinite(self.beta(xa)), self.beta(xa), 0.0)
+        beta_b = self.beta(xb)
+        La_low, Ka_low = self.lower_terms(xa, La, Ka)
+        Lb_low, Kb_low = self.lower_terms(xb, Lb, Kb)
+        La_high = La + (La - La_low) + 4 * _EPS * np.abs(La)
+        zero = np.zeros_like(La)
+        lines = [
+            (Ka_low + beta_a * La_low, beta_a, zero),
+            (Kb_low + beta_b * Lb_low, beta_b, zero),
+        ]
+        return frontier_cells(Lb_low, La_high, lines, Ka_low, cells)
+
     def posterior(self, x) -> np.ndarray:
         beta = float(_parameter(x, self.scale))
         gap = self.risks - self.u1
@@ -290,3 +357,28 @@ class GibbsFamily:
         with np.errstate(divide="ignore"):
             logits = np.log(self.prior) - beta * gap
         return np.exp(logits - logsumexp(logits))
+
+
+def frontier_cells(left, right, lines, floor, cells: int = FRONTIER_CELLS):
+    """Pairs ``(L, div)`` below which no posterior with ``L`` in ``[left, right]`` lies.
+
+    The families trace the frontier ``div*(L) = min {div(q) : L(q) <= L}`` of a
+    divergence convex in ``q``; it is convex and decreasing, so it lies above its
+    tangent at each end of an interval, ``div >= c - s L`` for each ``(c, s, margin)``
+    in ``lines`` (less ``margin`` and the lines' own rounding), and above ``floor``.
+    On each of ``cells`` cells ``[l_j, l_j+1]``, a bound ``g`` increasing in both is
+    at least ``g(l_j, tau(l_j+1))``, ``tau`` the largest of those lines. This is
+    second-order accurate in the interval's width, where the ends' pair is first-order.
+    """
+    grid = np.linspace(0.0, 1.0, cells + 1)
+    ells = left[:, None] + grid * (right - left)[:, None]
+    ends = ells[:, 1:]
+    tau = np.broadcast_to(floor[:, None], ends.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for intercept, slope, margin in lines:
+            usable = np.isfinite(intercept) & np.isfinite(slope) & np.isfinite(margin)
+            c = np.where(usable, intercept, 0.0)[:, None]
+            s = np.where(usable, slope, 0.0)[:, None]
+            line = c - s * ends - 8 * _EPS * (np.abs(c) + np.abs(s * ends)) - margin[:, None]
+            tau = np.maximum(tau, np.where(usable[:, None], line, -np.inf))
+    return ells[:, :-1], tau
