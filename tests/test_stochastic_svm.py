@@ -70,3 +70,39 @@ def test_nan_features_are_a_value_error():
     X[3, 1] = np.nan
     with pytest.raises(ValueError, match="Input X contains NaN"):
         StochasticSVM(lambdas=[0.1]).fit(X, y)
+
+
+def brute_force_vote(clf, X):
+    """Every SVM's own ``predict``, weighted by the posterior: the definition."""
+    votes = np.column_stack([est.predict(X) for est in clf.family_.estimators])
+    positive = (votes == 1) @ clf.posterior_
+    return clf.classes_[(positive > 0.5).astype(int)], positive
+
+
+@pytest.mark.parametrize(("distance", "divergence"), [("sq", "chi2"), ("kl", "kl")])
+def test_predict_is_the_weighted_vote_of_every_svm(wdbc, distance, divergence):
+    X, y, X_test, _ = wdbc
+    clf = StochasticSVM(distance=distance, divergence=divergence, random_state=0).fit(X, y)
+    labels, positive = brute_force_vote(clf, X_test)
+    assert np.array_equal(clf.predict(X_test), labels)
+    assert np.allclose(clf.predict_proba(X_test)[:, 1], positive, atol=1e-12)
+    assert np.array_equal(
+        clf.family_.votes(X_test),
+        np.column_stack([est.predict(X_test) for est in clf.family_.estimators]),
+    )
+
+
+def test_predict_asks_the_light_svms_where_they_could_turn_the_vote(wdbc):
+    X, y, X_test, _ = wdbc
+    clf = StochasticSVM(distance="sq", divergence="chi2", random_state=0).fit(X, y)
+    votes = clf.family_.votes(X_test)
+    # a posterior whose heavy part ties exactly: half on an SVM voting +1 on the first
+    # point and half on one voting -1, and a light 1e-9 on a third that breaks the tie
+    plus, minus = np.flatnonzero(votes[0] == 1), np.flatnonzero(votes[0] == -1)
+    if plus.size < 2 or minus.size < 1:
+        pytest.skip("the family does not split on this point")
+    q = np.zeros(votes.shape[1])
+    q[plus[0]], q[minus[0]], q[plus[1]] = 0.5 - 5e-10, 0.5 - 5e-10, 1e-9
+    clf.posterior_ = q
+    labels, positive = brute_force_vote(clf, X_test[:1])
+    assert positive[0] > 0.5 and np.array_equal(clf.predict(X_test[:1]), labels)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from joblib import delayed
 from sklearn.dummy import DummyClassifier
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from cvxpb.parallel import run_parallel
@@ -46,9 +47,38 @@ class SVMFamily:
     m: int  # validation examples per classifier: the sample size of the risks
     gamma: float
 
-    def votes(self, X) -> np.ndarray:
-        """``(n_samples, H)`` predictions in {-1, +1}."""
-        return np.column_stack([est.predict(X) for est in self.estimators])
+    def votes(self, X, which=None) -> np.ndarray:
+        """``(n_samples, len(which))`` predictions in {-1, +1} of the SVMs ``which``
+        (indices or a mask; all by default).
+
+        The SVMs share one RBF width and draw their support vectors from the same
+        data, so the kernel between ``X`` and the union of their support vectors is
+        computed once, and each SVM's decision function is a product with it; the
+        labels are exactly ``SVC.predict``'s (``classes_[decision > 0]``).
+        """
+        X = np.asarray(X, dtype=float)
+        chosen = np.arange(len(self.estimators))
+        if which is not None:
+            chosen = chosen[which]
+        svms = [i for i in chosen if isinstance(self.estimators[i], SVC)]
+        votes = np.empty((X.shape[0], chosen.size), dtype=int)
+        if svms:
+            vectors = np.concatenate([self.estimators[i].support_vectors_ for i in svms])
+            union, where = np.unique(vectors, axis=0, return_inverse=True)
+            kernel = rbf_kernel(X, union, gamma=self.gamma)
+            starts = np.cumsum([0, *(self.estimators[i].support_vectors_.shape[0] for i in svms)])
+            decisions = {
+                i: kernel[:, where[a:b]] @ self.estimators[i].dual_coef_[0]
+                + self.estimators[i].intercept_[0]
+                for i, a, b in zip(svms, starts[:-1], starts[1:], strict=True)
+            }
+        for column, i in enumerate(chosen):
+            est = self.estimators[i]
+            if i in svms:
+                votes[:, column] = est.classes_[(decisions[i] > 0).astype(int)]
+            else:
+                votes[:, column] = est.predict(X)
+        return votes
 
 
 def _fit_one(X, y, lam, gamma, train_size, seed):

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.problem import BoundProblem
+from cvxpb.result import Result
 from cvxpb.svm.family import fit_family
 from cvxpb.svm.grid import check_lambdas, lambda_grid
 from cvxpb.validation import BinaryOnly, binary_classes, check_delta
@@ -100,21 +101,38 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X):
-        """The posterior mass of the SVMs voting for each class, shape (n_samples, 2)."""
+        """The posterior mass of the SVMs voting for each class, shape (n_samples, 2);
+        only SVMs with positive weight are evaluated."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        positive = (self.family_.votes(X) == 1) @ self.posterior_
+        positive = self._positive_mass(X, self.posterior_ > 0)
         return np.column_stack([1 - positive, positive])
 
     def predict(self, X):
-        """The posterior-weighted majority vote."""
+        """The posterior-weighted majority vote (exactly: see below).
+
+        The SVMs holding all but ``1e-6`` of the posterior mass vote first. A point
+        whose vote could still turn with the rest (its margin from 1/2 is within their
+        mass) is decided by every SVM of positive weight.
+        """
         check_is_fitted(self)
-        return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
+        X = validate_data(self, X, reset=False)
+        heavy = self.posterior_ > Result.SUPPORT_MASS / self.posterior_.size
+        light = (self.posterior_ > 0) & ~heavy
+        positive = self._positive_mass(X, heavy)
+        unsure = np.abs(positive - 0.5) <= self.posterior_[light].sum()
+        if np.any(unsure) and np.any(light):
+            positive[unsure] += self._positive_mass(X[unsure], light)
+        return self.classes_[(positive > 0.5).astype(int)]
+
+    def _positive_mass(self, X, which) -> np.ndarray:
+        return (self.family_.votes(X, which) == 1) @ self.posterior_[which]
 
     def gibbs_error(self, X, y) -> float:
         """The stochastic classifier's expected error ``sum_i q_i err_i`` on ``(X, y)``."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         signed = np.where(np.asarray(y) == self.classes_[1], 1, -1)
-        errors = np.mean(self.family_.votes(X) != signed[:, None], axis=0)
-        return float(errors @ self.posterior_)
+        which = self.posterior_ > 0
+        errors = np.mean(self.family_.votes(X, which) != signed[:, None], axis=0)
+        return float(errors @ self.posterior_[which])
