@@ -38,6 +38,7 @@ from cvxpb.minimax.program import (
 )
 
 SOLVERS = ("CLARABEL", "ECOS", "SCS", "fista")
+POLISH_STEPS = 2000  # proximal gradient steps at most when polishing a conic solution
 
 
 class MinimaxSolverError(RuntimeError):
@@ -64,7 +65,8 @@ def _with_intercept(X, fit_intercept):
     return np.hstack([X, np.ones((X.shape[0], 1))]), (X.shape[1],)
 
 
-def _fista(Xa, target, loss, classes, rho, norm, eps, groups, squared, free):
+def _smooth_program(Xa, target, loss, classes, rho, norm, eps, groups, squared, free):
+    """``(entropy, theta, prox)``: eq. (21) as FISTA states it (smooth ``F`` only)."""
     if loss not in SMOOTH:
         raise ValueError(f'solver="fista" needs a smooth F: loss in {SMOOTH}, got {loss!r}')
     entropy = get_entropy(loss, rho)
@@ -75,10 +77,34 @@ def _fista(Xa, target, loss, classes, rho, norm, eps, groups, squared, free):
     if norm == "group":
         check_groups(groups, Xa.shape[1], free)
     prox = make_prox(norm, eps, theta.shape[1], Xa.shape[1], groups, squared, free)
+    return entropy, theta, prox
+
+
+def _fista(Xa, *program):
+    entropy, theta, prox = _smooth_program(Xa, *program)
     A, _, iterations, converged = fista(entropy, Xa, theta, prox)
     if not converged:
         raise MinimaxSolverError(f"fista did not converge in {iterations} iterations")
     return A, iterations
+
+
+def polish(Xa, B, *program):
+    """A conic solver's ``B`` refined by proximal gradient steps from it (smooth ``F``
+    and a penalty FISTA supports; else ``B`` as it is).
+
+    An interior-point solution is strictly inside the cones, so coefficients that are
+    zero at the optimum come out as small non-zeros. A proximal step sets a coefficient
+    to exactly zero where the optimality conditions say it is (its gradient within the
+    penalty's subdifferential), and the steps stop once they no longer lower the
+    objective, so the polished point is at least as good as ``B``.
+    """
+    try:
+        entropy, theta, prox = _smooth_program(Xa, *program)
+    except ValueError:
+        return B
+    A, objective, _, converged = fista(entropy, Xa, theta, prox, max_iter=POLISH_STEPS, A0=B)
+    start = float(np.mean(entropy.value(Xa @ B.T) - np.sum(theta * (Xa @ B.T), axis=1)))
+    return A if converged and objective <= start + prox.value(B) else B
 
 
 def solve_program(problem, solver: str):
@@ -138,6 +164,7 @@ class _MinimaxBase(BaseEstimator):
             )
             solve_program(problem, self.solver)
             B, self.n_iter_ = np.asarray(A.value), problem.solver_stats.num_iters
+            B = polish(Xs, B, target, loss, classes, rho, norm, eps, groups, squared, free_s)
             self.status_ = problem.status  # "optimal", or "optimal_inaccurate" (with a warning)
         self.A_ = B if lift is None else lift(B)
         return Xa

@@ -13,8 +13,12 @@ through their proximal maps:
 * squared dual l2 (Theorem 5): scaling by ``1 / (1 + 2 eps step)``.
 
 The 0-1 loss's ``F`` is piecewise linear, so it stays with the conic solvers. FISTA
-restarts its momentum when the objective rises (O'Donoghue and Candes) and stops when
-the gradient mapping, zero exactly at a minimizer, has fallen by the factor ``tol``.
+restarts its momentum when the objective rises (O'Donoghue and Candes). It stops when
+the gradient mapping, zero exactly at a minimizer, has fallen by the factor ``tol``,
+or when a plain proximal gradient step (momentum just restarted) no longer lowers the
+objective as computed: in exact arithmetic that step lowers it by ``L/2 ||step||^2``,
+so the point is then optimal to the resolution of the objective's floating point,
+and no further iteration can tell better points apart. Both are always reached.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 SMOOTH = ("log", "brier", "quadratic")
+MAX_LIPSCHITZ = 1e300  # backtracking beyond this means the objective is not finite
 
 
 def project_l1_ball(v, radius):
@@ -134,7 +139,9 @@ def fista(entropy, X, theta, prox, tol=1e-8, max_iter=100_000, A0=None):
 
     Stops when the gradient mapping ``L ||prox(Y - grad/L) - Y||`` falls below ``tol``
     times its value at the start (a scale-free optimality measure: it is zero exactly at
-    a minimizer). Returns ``(A, objective, iterations, converged)``.
+    a minimizer), or when a step from a restart does not lower the computed objective
+    (optimal to its rounding; see the module's docstring). Returns
+    ``(A, objective, iterations, converged)``.
     """
     n = X.shape[0]
     t = theta.shape[1]
@@ -159,12 +166,16 @@ def fista(entropy, X, theta, prox, tol=1e-8, max_iter=100_000, A0=None):
             if f_new <= f_Y + np.sum(grad * step) + L / 2 * np.sum(step * step) + 1e-15:
                 break
             L *= 2
+            if not L < MAX_LIPSCHITZ:  # non-finite values: no step can be taken
+                return A, objective, iteration, False
         residual = L * np.linalg.norm(step)
         first = residual if first is None else first
         if residual <= tol * max(first, 1e-300):
             return candidate, f_new + prox.value(candidate), iteration, True
         new_objective = f_new + prox.value(candidate)
         if new_objective > objective:  # adaptive restart (O'Donoghue and Candes)
+            if momentum == 1.0 and Y is A:  # a plain step from A: A is optimal to rounding
+                return A, objective, iteration, True
             Y, S_Y, momentum = A, S_A, 1.0
             continue
         next_momentum = (1 + np.sqrt(1 + 4 * momentum**2)) / 2
