@@ -181,3 +181,16 @@ def test_a_failing_subproblem_is_a_status_and_message():
     assert res.bound >= prob.solve().bound  # the start, still a valid bound
     capped = prob.solve("ccp", initial="uniform", max_iter=0)
     assert capped.status == "max_iter" and capped.bound == prob.evaluate(np.full(20, 0.05))
+
+
+def test_cvx_keeps_parameters_where_cvxpy_affords_them_and_agrees_beyond():
+    from cvxpb.solvers.cvx import DPP_MAX
+
+    for H in (50, DPP_MAX + 1000):
+        risks = np.random.default_rng(H).uniform(0.02, 0.5, H)
+        prob = pb.BoundProblem(risks, 1840, distance="linear")
+        program = prob.formulation()
+        assert program.is_dcp(dpp=True)
+        assert bool(program.parameters()) == (H <= DPP_MAX)
+        cvx, exact = prob.solve("cvx"), prob.solve()
+        assert cvx.status == "optimal" and exact.bound <= cvx.bound <= exact.bound + 1e-6
