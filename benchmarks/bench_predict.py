@@ -11,25 +11,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import numpy as np
 
+from benchmarks.bench_exact import best_time
 from cvxpb import datasets
 from cvxpb.experiments.stochastic_svm import split
 from cvxpb.svm import StochasticSVM
 from cvxpb.texttable import print_table
 
 H = 1990
-
-
-def least_time(work, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def run(repeats: int) -> list[dict]:
@@ -42,8 +33,8 @@ def run(repeats: int) -> list[dict]:
         support = int(np.count_nonzero(clf.posterior_))
         heavy = clf.result_.support_size
         svc = clf.family_.estimators[int(np.argmax(clf.posterior_))]
-        one = least_time(lambda s=svc: s.predict(X_test), repeats)
-        ours = least_time(lambda c=clf: c.predict(X_test), repeats)
+        one = best_time(lambda s=svc: s.predict(X_test), repeats)
+        ours = best_time(lambda c=clf: c.predict(X_test), repeats)
         peer = one * heavy
         rows.append(
             {
