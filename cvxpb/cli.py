@@ -274,7 +274,7 @@ def main(argv=None) -> int:
         if kept and hasattr(args, "resume"):
             print("cvxpb: run the same command with --resume to go on from there", file=sys.stderr)
         return 130
-    except Exception as err:
+    except RuntimeError as err:  # ClusterLostError is one; parallel loads joblib, so late
         from cvxpb.parallel import ClusterLostError
 
         if not isinstance(err, ClusterLostError):

@@ -16,11 +16,13 @@ from cvxpb.solvers.family import _parameter
 
 
 def problem(seed, divergence, distance):
+    """A random problem of ``H`` in [3, 40] with a Dirichlet prior, and its family."""
     rng = np.random.default_rng(seed)
     H = int(rng.integers(3, 40))
     prior = rng.dirichlet(np.full(H, [0.3, 1.0, 5.0][seed % 3]))
     risks = np.round(rng.uniform(0, 0.6, H) * 200) / 200
-    return pb.BoundProblem(risks, 200, 0.05, distance, divergence, prior=prior)
+    prob = pb.BoundProblem(risks, 200, 0.05, distance, divergence, prior=prior)
+    return prob, family_of(prob)
 
 
 def frontier_lower(prob, family, xa, xb):
@@ -30,16 +32,20 @@ def frontier_lower(prob, family, xa, xb):
     return float(np.min(prob.bound_function(L, div, rounding=-1))), a, b
 
 
-CASES = [("kl", d) for d in ("linear", "sq", "kl", "catoni")] + [
+PAIRS = [("kl", d) for d in ("linear", "sq", "kl", "catoni")] + [
     ("chi2", d) for d in ("linear", "sq", "kl")
 ]
 
 
-@pytest.mark.parametrize(("divergence", "distance"), CASES)
-@pytest.mark.parametrize("seed", range(6))
+def cases(seeds: int):
+    return pytest.mark.parametrize(
+        ("divergence", "distance", "seed"), [(*pair, s) for pair in PAIRS for s in range(seeds)]
+    )
+
+
+@cases(6)
 def test_no_family_point_inside_an_interval_is_below_its_frontier_bound(divergence, distance, seed):
-    prob = problem(seed, divergence, distance)
-    family = family_of(prob)
+    prob, family = problem(seed, divergence, distance)
     rng = np.random.default_rng(100 + seed)
     for _ in range(20):
         xa, xb = np.sort(rng.uniform(-6, 6, 2))
@@ -49,11 +55,9 @@ def test_no_family_point_inside_an_interval_is_below_its_frontier_bound(divergen
         assert lower <= np.min(values) + 1e-12
 
 
-@pytest.mark.parametrize(("divergence", "distance"), CASES)
-@pytest.mark.parametrize("seed", range(4))
+@cases(4)
 def test_no_posterior_with_l_in_the_range_is_below_the_frontier_bound(divergence, distance, seed):
-    prob = problem(seed, divergence, distance)
-    family = family_of(prob)
+    prob, family = problem(seed, divergence, distance)
     rng = np.random.default_rng(200 + seed)
     edges = np.linspace(-6, 6, 25)
     bounds = [
@@ -72,8 +76,7 @@ def test_no_posterior_with_l_in_the_range_is_below_the_frontier_bound(divergence
 
 @pytest.mark.parametrize("divergence", ["kl", "chi2"])
 def test_the_slopes_are_the_frontiers(divergence):
-    prob = problem(1, divergence, "linear")
-    family = family_of(prob)
+    prob, family = problem(1, divergence, "linear")
     for x in (-2.0, 0.0, 1.5):
         h = 1e-6
         (L1, D1), (L2, D2) = [

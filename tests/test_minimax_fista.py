@@ -121,8 +121,10 @@ def test_the_conic_lasso_is_polished_to_the_exact_zeros_of_the_optimum(monkeypat
     y = np.where(X[:, :3].sum(axis=1) + 0.5 * rng.normal(size=80) > 0, 1, 0)
     model = MinimaxClassifier(loss="log", norm="linf", eps=0.03)
     polished = model.fit(X, y).A_.copy()
+    polished_loss = model.worst_case_loss_
     monkeypatch.setattr(estimators, "polish", lambda Xa, B, *program: B)
     raw = model.fit(X, y).A_.copy()
+    assert polished_loss <= model.worst_case_loss_  # never worse than the conic solution
     fast = model.set_params(solver="fista").fit(X, y).A_
     assert np.count_nonzero(raw) > np.count_nonzero(polished)  # interior point: no zeros
     assert np.array_equal(polished != 0, fast != 0)  # the optimum's support, exactly

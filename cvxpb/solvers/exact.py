@@ -3,8 +3,10 @@
 Every optimal posterior lies on the family of :mod:`cvxpb.solvers.family`. On an
 interval ``[a, b]`` of its parameter, ``L`` and the divergence are monotone, so
 ``g >= g(L(a), D(b))`` (chi-squared; ``g(L(b), KL(a))`` for Gibbs) with ``g`` the
-bound, increasing in both. Intervals whose lower bound exceeds the best value
-found are discarded, the rest are halved, until the lower and upper bounds meet
+bound, increasing in both; for chi-squared and KL the tangents of the convex
+frontier the families trace give a second-order bound as well (``frontier_pairs`` in
+:mod:`cvxpb.solvers.family`). Intervals whose lower bound exceeds the best value
+found are discarded, the rest are split, until the lower and upper bounds meet
 within ``tol``. The discarded intervals' lower bounds give the certificate.
 """
 
