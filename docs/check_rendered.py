@@ -15,6 +15,7 @@ from pathlib import Path
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 TABLE_PAGES = ("stochastic_svm", "prior_svm", "minimax_results", "slt_gp")
@@ -22,8 +23,20 @@ FORMULA_PAGES = ("convex_programs", "exact", "constants", "nonconvex", "minimax"
 
 STATE = """
 const done = arguments[arguments.length - 1];
-const ready = window.MathJax && MathJax.startup ? MathJax.startup.promise : Promise.resolve();
-ready.then(() => {
+// MathJax loads asynchronously: window.MathJax is first only Sphinx's configuration,
+// so wait until MathJax itself has started, then for its first typesetting.
+const hasMath = document.querySelector('script[src*="mathjax"]') !== null;
+const started = new Promise((resolve, reject) => {
+  const begin = Date.now();
+  (function poll() {
+    if (!hasMath) resolve();
+    else if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+      MathJax.startup.promise.then(resolve, reject);
+    else if (Date.now() - begin > 30000) reject("MathJax did not start in 30 s");
+    else setTimeout(poll, 50);
+  })();
+});
+started.then(() => {
   const text = document.body.innerText;
   done({
     raw: (text.match(/\\\\\\(|\\\\\\[/g) || []).length,
@@ -49,7 +62,14 @@ def browser() -> webdriver.Chrome:
 
 
 def page_problems(driver, page: Path) -> list[str]:
-    driver.get(page.resolve().as_uri())
+    url = page.resolve().as_uri()
+    driver.get(url)
+    WebDriverWait(driver, 30).until(  # this page, loaded: not the previous one
+        lambda d: (
+            d.execute_script("return location.href") == url
+            and d.execute_script("return document.readyState") == "complete"
+        )
+    )
     state = driver.execute_async_script(STATE)
     if "error" in state:
         return [f"MathJax failed: {state['error']}"]
