@@ -136,18 +136,37 @@ def _bisect(p, eps, lo, hi, verified_high):
     The side named by ``verified_high`` (``hi`` if True, else ``lo``) only ever
     moves to points where ``kl(p, x) >= eps`` holds despite rounding.
     """
-    lo, hi = lo.copy(), hi.copy()
+    shape = np.shape(lo)
+    p, eps = np.broadcast_to(p, shape).ravel(), np.broadcast_to(eps, shape).ravel()
+    lo, hi = np.array(lo, dtype=float).ravel(), np.array(hi, dtype=float).ravel()
+    active = np.flatnonzero(hi - lo > np.maximum(BRACKET_WIDTH, BRACKET_RELATIVE * hi))
     for _ in range(_MAX_HALVINGS):
-        active = hi - lo > np.maximum(BRACKET_WIDTH, BRACKET_RELATIVE * hi)
-        if not np.any(active):
+        if active.size == 0:
             break
-        mid = 0.5 * (lo + hi)
-        value, error = _kl_with_error(p, mid)
-        surely_above = value - error >= eps
+        mid = 0.5 * (lo[active] + hi[active])
+        value, error = _kl_with_error(p[active], mid)
+        surely_above = value - error >= eps[active]
         move_hi = surely_above if verified_high else ~surely_above
-        hi = np.where(active & move_hi, mid, hi)
-        lo = np.where(active & ~move_hi, mid, lo)
-    return lo, hi
+        hi[active[move_hi]] = mid[move_hi]
+        lo[active[~move_hi]] = mid[~move_hi]
+        a_lo, a_hi = lo[active], hi[active]
+        active = active[a_hi - a_lo > np.maximum(BRACKET_WIDTH, BRACKET_RELATIVE * a_hi)]
+    return lo.reshape(shape), hi.reshape(shape)
+
+
+def _newton_bracket(p, eps):
+    """A start for the bisection of :func:`kl_inv_upper_bracket`: a few ulps around
+    Newton's root where its ends pass the bisection's own tests (``hi`` surely above
+    ``eps`` despite rounding, ``lo`` not), else all of ``[p, 1]``. Bisection from it
+    takes a few halvings, not fifty."""
+    guess, error = kl_inv_upper_newton(p, eps)
+    margin = 4 * error + 8 * _EPS * guess
+    lo, hi = np.maximum(p, guess - margin), np.minimum(1.0, guess + margin)
+    value_lo, error_lo = _kl_with_error(p, lo)
+    value_hi, error_hi = _kl_with_error(p, hi)
+    with np.errstate(invalid="ignore"):  # inf - inf at r = 1: not good, so [p, 1]
+        good = (value_hi - error_hi >= eps) & ((value_lo - error_lo < eps) | (lo == p))
+    return np.where(good, lo, p), np.where(good, hi, 1.0)
 
 
 def kl_inv_upper_bracket(p, eps):
@@ -157,7 +176,7 @@ def kl_inv_upper_bracket(p, eps):
     is never below the true inverse; ``hi - lo`` is at most 4 ulps of ``hi``.
     """
     p, eps = _check(p, eps)
-    lo, hi = _bisect(p, eps, p, np.ones_like(p), verified_high=True)
+    lo, hi = _bisect(p, eps, *_newton_bracket(p, eps), verified_high=True)
     exact = (eps == 0) | (p == 1)
     lo, hi = np.where(exact, p, lo), np.where(exact, p, hi)
     return lo, hi
@@ -214,7 +233,8 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
     Pinsker's ``p + sqrt(eps/2)``, ``p + eps + sqrt(eps^2 + 2 p eps)`` (from
     ``kl(p, r) >= (r - p)^2 / (2r)``), ``s = (eps + ln 2)/(1 - p)`` (from
     ``kl(p, r) >= -ln 2 + (1-p) s``) and the largest ``r < 1`` in floating point.
-    ``error`` bounds ``|r - root|`` by the last step. Reported bounds use
+    ``error`` bounds ``|r - root|`` by the last step; the iteration stops at 2 ulps or
+    when a step is no shorter than the one before (rounding noise). Reported bounds use
     :func:`kl_inv_upper`.
     """
     p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(eps, dtype=float))
@@ -240,7 +260,10 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
         value = kl_unchecked(pa, ra) - eps[active]
         s_new = np.where(slope > 0, sa - value / np.where(slope > 0, slope, 1), sa)
         r_new = np.maximum(-np.expm1(-s_new), pa)
+        last = np.abs(step[active])
         step[active] = ra - r_new
         s[active], r[active] = s_new, r_new
-        done[active] = np.abs(ra - r_new) <= 2 * _EPS * r_new
+        # converged, or at the rounding floor: the steps of the exact iteration shrink
+        stalled = (last > 0) & (np.abs(ra - r_new) >= last)
+        done[active] = (np.abs(ra - r_new) <= 2 * _EPS * r_new) | stalled
     return r.reshape(shape), (np.abs(step) + 4 * _EPS).reshape(shape)

@@ -4,6 +4,8 @@ dedicated box-QP solver against CVXPY, the estimators."""
 import cvxpy as cp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from cvxpb.svm.gaussian import normalized_margins
@@ -61,8 +63,12 @@ def test_eta_prior_svm_recovers_the_primal_eta(linear_problem):
     assert (a.value * y) @ X == pytest.approx(v.value, abs=1e-6)
 
 
+@pytest.mark.parametrize("start", ["zero", "upper corner"])
 @pytest.mark.parametrize("C", [0.1, 10.0, 1000.0])
-def test_box_qp_matches_cvxpy(C):
+def test_box_qp_matches_cvxpy(C, start):
+    """From zero the active-set method converges alone; from the upper corner it does
+    not for C >= 10 and the greedy and Newton rounds finish: both routes to Clarabel's
+    point."""
     rng = np.random.default_rng(1)
     X = rng.normal(size=(60, 3))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, 1, -1)
@@ -70,7 +76,8 @@ def test_box_qp_matches_cvxpy(C):
     H = (y[:, None] * K) * y[None, :]
     g = np.tanh(X[:, 1])
     v = 1 - 3 * y * g
-    a, _, converged = box_qp(H, v, C)
+    a, rounds, converged = box_qp(H, v, C, a0=None if start == "zero" else np.full(60, C))
+    assert (rounds == 0) == (start == "zero" or C < 1)
     problem, b = prior_svm_program(kernel_factor(K), y, g, 3.0, C)
     problem.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     assert converged
@@ -190,3 +197,24 @@ def test_labels_must_be_binary(blobs):
     X, _ = blobs
     with pytest.raises(ValueError, match="Only binary classification is supported"):
         PriorSVM().fit(X, np.arange(240) % 3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    rank=st.integers(1, 15),
+    C=st.sampled_from([1e-2, 1.0, 1e3]),
+)
+def test_box_qp_reaches_the_optimum_on_any_gram_matrix(seed, rank, C):
+    """Rank-deficient Gram matrices and linear terms of both signs, where the active-set
+    method may cycle: box_qp converges, and its objective is not below Clarabel's."""
+    rng = np.random.default_rng(seed)
+    F = rng.normal(size=(15, rank)) * rng.lognormal(size=rank)
+    H, v = F @ F.T, rng.normal(size=15) * 3
+    a, _, converged = box_qp(H, v, C, a0=rng.uniform(0, C, 15))
+    x = cp.Variable(15)
+    problem = cp.Problem(cp.Maximize(v @ x - cp.sum_squares(F.T @ x) / 2), [x >= 0, x <= C])
+    problem.solve(solver="CLARABEL")
+    assert converged
+    assert np.all((a >= 0) & (a <= C))
+    assert v @ a - a @ H @ a / 2 >= problem.value - 1e-7 * max(1.0, abs(problem.value))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtr
 from sklearn.metrics.pairwise import pairwise_kernels
 
 
@@ -93,7 +93,7 @@ def normalized_margins(w: KernelVector, X, y) -> np.ndarray:
 def stochastic_error(margins, mu) -> np.ndarray:
     """``Q_S(w, mu) = mean(1 - Phi(mu gamma))`` (eq. 2), vectorized over ``mu``."""
     mu = np.atleast_1d(np.asarray(mu, dtype=float))
-    return norm.sf(mu[:, None] * np.asarray(margins)[None, :]).mean(axis=1)
+    return ndtr(-mu[:, None] * np.asarray(margins)[None, :]).mean(axis=1)
 
 
 def kl_gaussians(mean0, cov0, mean1, cov1) -> float:

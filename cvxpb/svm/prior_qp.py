@@ -14,12 +14,13 @@ the paper writes them. With ``H = Y K~ Y`` on the ``m - r`` posterior examples a
 
 The CVXPY forms use a factor ``K~ = L L^T`` (``a^T H a = ||L^T (y * a)||^2``), so no
 dense ``m x m`` quadratic form is compiled. :func:`box_qp` is the dedicated solver of
-the box QP: greedy coordinate ascent to find the active bounds and projected Newton
-steps on the free variables, to a projected-gradient tolerance. :func:`eta_prior_qp`
-solves the eta-prior SVM's dual through box QPs: ``eta`` is the multiplier of its
-equality, and the dual function ``D(eta) = max_box (1 - eta y * g)^T a - a^T H a / 2``
-(the prior SVM's dual value at ``eta``) is convex with derivative
-``-(y * g)^T a(eta)``, so the optimal ``eta`` is the root of that derivative.
+the box QP: the primal-dual active-set method, with greedy coordinate ascent and
+projected Newton steps where it does not converge, to a projected-gradient tolerance.
+:func:`eta_prior_qp` solves the eta-prior SVM's dual through box QPs: ``eta`` is the
+multiplier of its equality, and the dual function
+``D(eta) = max_box (1 - eta y * g)^T a - a^T H a / 2`` (the prior SVM's dual value at
+``eta``) is convex with derivative ``-(y * g)^T a(eta)``, so the optimal ``eta`` is the
+root of that derivative.
 """
 
 from __future__ import annotations
@@ -45,29 +46,69 @@ def _projected_gradient(a, gradient, C):
 
 
 def box_qp(H, v, C, tol=1e-10, max_rounds=100, iterations=None, a0=None):
-    """``max v^T a - a^T H a / 2`` over ``0 <= a <= C``: greedy coordinate ascent to find
-    the active bounds, then projected Newton steps on the free variables.
+    """``max v^T a - a^T H a / 2`` over ``0 <= a <= C``.
 
-    Each round makes ``iterations`` (default ``10 n``) exact coordinate maximizations,
-    each on the coordinate of largest gain (the Gauss-Southwell-q rule of SMO-type SVM
-    solvers), then :func:`_newton_to_the_box`. Stops when the projected gradient is
-    below ``tol`` relative to the size of its terms, ``max(1, |v|, |H a|)``. Returns
-    ``(a, rounds, converged)``.
+    First the primal-dual active-set method (:func:`_active_set`), which ends in a few
+    linear solves on the free variables when it converges, as it does on SVM duals from
+    a warm start. Where it does not (it can cycle on a matrix that is not an M-matrix),
+    rounds of greedy coordinate ascent to find the active bounds, each followed by
+    projected Newton steps on the free variables: each round makes ``iterations``
+    (default ``10 n``) exact coordinate maximizations, each on the coordinate of largest
+    gain (the Gauss-Southwell-q rule of SMO-type SVM solvers), then
+    :func:`_newton_to_the_box`. Either stops when the projected gradient is below
+    ``tol`` relative to the size of its terms, ``max(1, |v|, |H a|)``. Returns
+    ``(a, rounds, converged)``; ``rounds`` is 0 when the active-set method converged.
     """
     n = v.size
     H = np.ascontiguousarray(H)
     a = np.zeros(n) if a0 is None else np.clip(np.asarray(a0, dtype=float), 0, C)
     scale = max(1.0, float(np.abs(v).max()))
     ridge = RIDGE * max(float(np.abs(np.diag(H)).max()), 1.0)
+
+    def optimal(x):
+        Hx = H @ x
+        size = max(scale, float(np.abs(Hx).max()))  # the gradient's terms, for rounding
+        return np.abs(_projected_gradient(x, v - Hx, C)).max() <= tol * size
+
+    active = _active_set(H, v, C, a, ridge)
+    if optimal(active):
+        return active, 0, True
     iterations = 10 * n if iterations is None else iterations
     for rounds in range(1, max_rounds + 1):
         a = _greedy_coordinate_ascent(H, v, C, a, iterations, tol * scale)
         a = _newton_to_the_box(H, v, C, a, ridge)
-        Ha = H @ a
-        size = max(scale, float(np.abs(Ha).max()))  # the gradient's terms, for rounding
-        if np.abs(_projected_gradient(a, v - Ha, C)).max() <= tol * size:
+        if optimal(a):
             return a, rounds, True
     return a, max_rounds, False
+
+
+def _active_set(H, v, C, a, ridge, max_iter=50):
+    """The primal-dual active-set method of Hintermüller, Ito and Kunisch (2002) for the
+    box QP: guess the bounds from ``z = a + gradient / diag(H)`` (below 0: held at 0;
+    above ``C``: held at ``C``), solve for the free variables with the others held,
+    repeat until the guess repeats. Returns the last iterate, clipped to the box; the
+    caller checks optimality (the method can cycle)."""
+    diagonal = np.maximum(np.diag(H), 1e-300)
+    gradient = v - H @ a
+    guess = None
+    for _ in range(max_iter):
+        z = a + gradient / diagonal
+        lower, upper = z <= 0, z >= C
+        upper &= ~lower
+        if (
+            guess is not None
+            and np.array_equal(lower, guess[0])
+            and np.array_equal(upper, guess[1])
+        ):
+            break
+        guess = (lower, upper)
+        free = ~(lower | upper)
+        a = np.where(upper, C, 0.0)
+        if np.any(free):
+            rhs = v[free] - H[np.ix_(free, upper)] @ a[upper]
+            a[free] = _solve_psd(H[np.ix_(free, free)], rhs, ridge)
+        gradient = v - H @ a
+    return np.clip(a, 0, C)
 
 
 def _newton_to_the_box(H, v, C, a, ridge, max_steps=50):
@@ -91,17 +132,47 @@ def _newton_to_the_box(H, v, C, a, ridge, max_steps=50):
             return a
         step = np.zeros_like(a)
         step[free] = _solve_psd(H[np.ix_(free, free)], gradient[free], ridge)
-        for t in 0.5 ** np.arange(12):
+        for t in np.append(0.5 ** np.arange(12), _longest_feasible(a, step, C)):
             trial = np.clip(a + t * step, 0, C)
             trial_value = value(trial)
             if trial_value > current:
                 break
         else:
-            return a
+            trial = _projected_gradient_step(H, v, a, gradient, C)
+            trial_value = value(trial)
+            if not trial_value > current:
+                return a
+            t = 0.0  # not a Newton step
         newton_point = a[free] + step[free]
         a, current = trial, trial_value
         if t == 1.0 and np.all((newton_point > 0) & (newton_point < C)):
             return a  # the unconstrained maximizer on this free set lies in the box
+    return a
+
+
+def _longest_feasible(a, step, C) -> float:
+    """The longest ``t <= 1`` with ``a + t step`` in the box. Along the step the objective
+    rises up to ``t = 1`` at least, so this is the fallback when the projected arc does
+    not rise: on a singular free block the step is long and clipping it bends it."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        room = np.where(step > 0, (C - a) / step, np.where(step < 0, -a / step, np.inf))
+    return float(min(1.0, room.min()))
+
+
+def _projected_gradient_step(H, v, a, gradient, C) -> np.ndarray:
+    """A step along the projected-gradient arc ``clip(a + t d)``, from the exact maximizer
+    along ``d`` halving until the objective rises: for small ``t`` it always does where
+    the point is not optimal, which a Newton step on a singular free block may not."""
+    d = _projected_gradient(a, gradient, C)
+    if not np.any(d):
+        return a
+    curvature = float(d @ (H @ d))  # none: the objective rises until a bound stops it
+    start = float(d @ gradient) / curvature if curvature > 0 else C / np.abs(d).max()
+    current = v @ a - a @ (H @ a) / 2
+    for t in start * 0.5 ** np.arange(60):
+        trial = np.clip(a + t * d, 0, C)
+        if v @ trial - trial @ (H @ trial) / 2 > current:
+            return trial
     return a
 
 
