@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 from sklearn.svm import SVC
 
+from cvxpb.kl import kl_inv_upper
 from cvxpb.svm.gaussian import (
     from_svc,
     kl_gaussians,
@@ -216,3 +217,34 @@ def test_expectation_bound_is_theorem_9_written_out():
         best = min(best, kl_upper(np.mean(norm.sf(mu * margins)), eps))
     assert result.bound == pytest.approx(best, abs=2e-4)
     assert result.bound <= best + 1e-9
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    cosine=st.floats(-1, 1),
+    tau=st.sampled_from([None, 0.5, 50.0]),
+)
+def test_mixture_bound_is_the_least_of_each_scalings_own_bound(seed, cosine, tau):
+    """The mixture searches mu once over the least KL of the scalings; the long route
+    minimizes each scaling's bound over a dense mu grid (with ln J) and
+    takes the least. The short route is never above it (beyond the grid's resolution)
+    nor below it, and the scaling it reports is the one whose bound it is."""
+    rng = np.random.default_rng(seed)
+    margins = rng.normal(rng.uniform(-0.2, 0.6), rng.uniform(0.05, 0.5), 150)
+    etas = np.linspace(1.0, 100.0, 5)
+    delta = 0.05
+    result = prior_bound(margins, cosine, etas, delta, tau)
+    mus = np.geomspace(1e-3, 1e4, 4001)
+    empirical = np.minimum(norm.sf(mus[:, None] * margins[None, :]).mean(axis=1), 1.0)
+    penalty = np.log((150 + 1) / delta) + np.log(etas.size)
+    per_scaling = []
+    for eta in etas:
+        kl = kl_shifted(mus, eta, cosine) if tau is None else kl_tau(mus, eta, cosine, tau)
+        per_scaling.append(kl_inv_upper(empirical, (kl + penalty) / 150).min())
+    assert result.bound <= min(per_scaling) + 1e-6
+    assert result.bound >= min(per_scaling) - 1e-4 * min(per_scaling)
+    kl = kl_shifted(result.mu, result.eta, cosine)
+    if tau is not None:
+        kl = kl_tau(result.mu, result.eta, cosine, tau)
+    assert kl == pytest.approx(result.kl)
