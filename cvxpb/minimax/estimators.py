@@ -36,6 +36,7 @@ from cvxpb.minimax.program import (
     minimax_program,
     penalty,
 )
+from cvxpb.minimax.zero_one import solve_zero_one, zero_one_status
 
 SOLVERS = ("CLARABEL", "ECOS", "SCS", "fista")
 POLISH_STEPS = 2000  # proximal gradient steps at most when polishing a conic solution
@@ -157,6 +158,23 @@ class _MinimaxBase(BaseEstimator):
                 Xs, target, loss, classes, rho, norm, eps, groups, squared, free_s
             )
             self.status_ = cp.OPTIMAL
+        elif loss == "zero_one":
+            group_norm = getattr(self, "group_norm", "l2")
+            labels = np.searchsorted(classes, target)
+            B, self.n_iter_, upper, lower = solve_zero_one(
+                Xs,
+                labels,
+                classes.size - 1,
+                norm,
+                eps,
+                groups,
+                group_norm,
+                squared,
+                free_s,
+                self.solver,
+            )
+            self.duality_gap_ = max(upper - lower, 0.0)
+            self.status_ = zero_one_status(upper, lower)
         else:
             group_norm = getattr(self, "group_norm", "l2")
             problem, A = minimax_program(
