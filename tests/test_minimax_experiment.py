@@ -36,7 +36,7 @@ def test_baselines_carry_the_same_penalty():
     svm = experiment.make("SVM", 0.25, 40)
     assert svm.C == pytest.approx(1 / 20)
     mm = experiment.make("mmSVM", 0.25, 40)
-    assert (mm.loss, mm.eps, mm.squared, mm.solver) == ("zero_one", 0.25, True, "CLARABEL")
+    assert (mm.loss, mm.eps, mm.squared, mm.solver) == ("zero_one", 0.25, True, "auto")
     with pytest.raises(ValueError, match="method must be one of"):
         experiment.make("tree", 0.1, 10)
 

@@ -119,7 +119,7 @@ def test_the_conic_lasso_is_polished_to_the_exact_zeros_of_the_optimum(monkeypat
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 60))
     y = np.where(X[:, :3].sum(axis=1) + 0.5 * rng.normal(size=80) > 0, 1, 0)
-    model = MinimaxClassifier(loss="log", norm="linf", eps=0.03)
+    model = MinimaxClassifier(loss="log", norm="linf", eps=0.03, solver="CLARABEL")
     polished = model.fit(X, y).A_.copy()
     polished_loss = model.worst_case_loss_
     monkeypatch.setattr(estimators, "polish", lambda Xa, B, *program: B)
@@ -129,6 +129,11 @@ def test_the_conic_lasso_is_polished_to_the_exact_zeros_of_the_optimum(monkeypat
     assert np.count_nonzero(raw) > np.count_nonzero(polished)  # interior point: no zeros
     assert np.array_equal(polished != 0, fast != 0)  # the optimum's support, exactly
     assert polished == pytest.approx(raw, abs=1e-5)
+    auto = MinimaxClassifier(loss="log", norm="linf", eps=0.03).fit(X, y)  # skglm
+    assert auto.route_ == "skglm"
+    assert np.array_equal(auto.A_ != 0, polished != 0)
+    assert auto.worst_case_loss_ <= polished_loss + 1e-12
+    assert auto.A_ == pytest.approx(polished, abs=1e-6)
 
 
 def test_fista_gives_up_instead_of_backtracking_forever_on_non_finite_values():

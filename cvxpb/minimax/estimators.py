@@ -14,6 +14,7 @@ warning, ``"optimal_inaccurate"``; anything else raises :class:`MinimaxSolverErr
 from ``A_`` with NumPy, which by Theorem 3 is the maximum conditional entropy over the
 distribution set; its decisions follow eq. (22), ``E_{P*}[theta(Y)|x] = grad F(A x)``.
 An intercept is a constant feature left out of the penalty (its moment is matched exactly).
+``route_`` says which solver produced ``A_`` (see the ``solver`` parameter).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
+from cvxpb.minimax import sparse_logistic
 from cvxpb.minimax.entropies import get_entropy
 from cvxpb.minimax.fista import SMOOTH, fista, make_prox
 from cvxpb.minimax.program import (
@@ -38,7 +40,8 @@ from cvxpb.minimax.program import (
 )
 from cvxpb.minimax.zero_one import solve_zero_one, zero_one_status
 
-SOLVERS = ("CLARABEL", "ECOS", "SCS", "fista")
+SOLVERS = ("auto", "CLARABEL", "ECOS", "SCS", "fista")
+CONIC = ("CLARABEL", "ECOS", "SCS")
 POLISH_STEPS = 2000  # proximal gradient steps at most when polishing a conic solution
 
 
@@ -110,8 +113,8 @@ def polish(Xa, B, *program):
 
 def solve_program(problem, solver: str):
     """Solve ``problem`` with ``solver``; anything but an optimal status is an error."""
-    if solver not in SOLVERS[:-1]:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    if solver not in CONIC:
+        raise ValueError(f"solver must be one of {CONIC}, got {solver!r}")
     try:
         problem.solve(solver=solver)
     except cp.error.SolverError as err:
@@ -145,47 +148,54 @@ def row_space(Xa, free):
 
 class _MinimaxBase(BaseEstimator):
     def _solve(self, X, target, loss, classes=None, rho=np.inf, norm=None, eps=None):
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
         Xa, free = _with_intercept(X, self.fit_intercept)
         norm = self.norm if norm is None else norm
         eps = self.eps if eps is None else eps
         groups = getattr(self, "groups", None)
         squared = getattr(self, "squared", False)
+        group_norm = getattr(self, "group_norm", "l2")
         Xs, free_s, lift = Xa, free, None
         if norm == "l2" and Xa.shape[1] - len(free) > Xa.shape[0]:
             Xs, free_s, lift = row_space(Xa, free)
-        if self.solver == "fista":
+        program = (norm, eps, groups, group_norm, squared, free_s)
+        B = self._dedicated(Xs, target, loss, classes, program) if self.solver == "auto" else None
+        if B is None and self.solver == "fista":
             B, self.n_iter_ = _fista(
                 Xs, target, loss, classes, rho, norm, eps, groups, squared, free_s
             )
-            self.status_ = cp.OPTIMAL
-        elif loss == "zero_one":
-            group_norm = getattr(self, "group_norm", "l2")
-            labels = np.searchsorted(classes, target)
-            B, self.n_iter_, upper, lower = solve_zero_one(
-                Xs,
-                labels,
-                classes.size - 1,
-                norm,
-                eps,
-                groups,
-                group_norm,
-                squared,
-                free_s,
-                self.solver,
-            )
-            self.duality_gap_ = max(upper - lower, 0.0)
-            self.status_ = zero_one_status(upper, lower)
-        else:
-            group_norm = getattr(self, "group_norm", "l2")
+            self.status_, self.route_ = cp.OPTIMAL, "fista"
+        elif B is None:
+            solver = "CLARABEL" if self.solver == "auto" else self.solver
             problem, A = minimax_program(
                 Xs, target, loss, norm, eps, groups, group_norm, squared, rho, free_s, classes
             )
-            solve_program(problem, self.solver)
+            solve_program(problem, solver)
             B, self.n_iter_ = np.asarray(A.value), problem.solver_stats.num_iters
             B = polish(Xs, B, target, loss, classes, rho, norm, eps, groups, squared, free_s)
             self.status_ = problem.status  # "optimal", or "optimal_inaccurate" (with a warning)
+            self.route_ = f"CVXPY program, {solver}"
         self.A_ = B if lift is None else lift(B)
         return Xa
+
+    def _dedicated(self, Xs, target, loss, classes, program):
+        """``B`` from a solver made for the problem (the 0-1 loss's working sets, skglm
+        for binary sparse logistic regression), or ``None`` if none applies or converged."""
+        norm, eps, groups, group_norm, squared, free = program
+        if loss == "zero_one":
+            labels = np.searchsorted(classes, target)
+            B, self.n_iter_, upper, lower = solve_zero_one(Xs, labels, classes.size - 1, *program)
+            self.duality_gap_ = max(upper - lower, 0.0)
+            self.status_, self.route_ = zero_one_status(upper, lower), "working sets, CLARABEL"
+            return B
+        T = 1 if classes is None else classes.size - 1
+        if not sparse_logistic.applicable(loss, T, *program, Xs.shape[1]):
+            return None
+        B = sparse_logistic.solve(Xs, encode(target, classes), norm, eps, groups, free)
+        if B is not None:
+            self.n_iter_, self.status_, self.route_ = 0, cp.OPTIMAL, "skglm"
+        return B
 
     def _scores(self, X):
         Xa, _ = _with_intercept(X, self.fit_intercept)
@@ -211,7 +221,12 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
     fit_intercept : bool, default=True
     random_state : int, optional
         For ``randomized`` predictions.
-    solver : {"CLARABEL", "ECOS", "SCS", "fista"}, default="CLARABEL"
+    solver : {"auto", "CLARABEL", "ECOS", "SCS", "fista"}, default="auto"
+        ``"auto"``: a solver made for the problem where there is one (the 0-1 loss:
+        working sets on the LP structure of ``F``, with a certified gap; binary log loss
+        with the lasso or l2 group-lasso penalty: skglm's proximal Newton), else Clarabel
+        on the CVXPY program of eq. (21). A conic solver's name: that program, the
+        reference route. ``route_`` names the route taken.
 
     Attributes
     ----------
@@ -229,7 +244,7 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
         randomized=False,
         fit_intercept=True,
         random_state=None,
-        solver="CLARABEL",
+        solver="auto",
     ):
         self.loss = loss
         self.norm = norm
@@ -332,7 +347,12 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
         paper's choice, ``F = z^2/4`` solved first and ``rho = max_i |A x_i| / 2``, which
         makes the Huber ``F`` quadratic on the data, so ``A`` is optimal for it too.
     fit_intercept : bool, default=True
-    solver : {"CLARABEL", "ECOS", "SCS", "fista"}, default="CLARABEL"
+    solver : {"auto", "CLARABEL", "ECOS", "SCS", "fista"}, default="auto"
+        ``"auto"``: a solver made for the problem where there is one (the 0-1 loss:
+        working sets on the LP structure of ``F``, with a certified gap; binary log loss
+        with the lasso or l2 group-lasso penalty: skglm's proximal Newton), else Clarabel
+        on the CVXPY program of eq. (21). A conic solver's name: that program, the
+        reference route. ``route_`` names the route taken.
 
     Attributes
     ----------
@@ -350,7 +370,7 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
         squared=False,
         rho=None,
         fit_intercept=True,
-        solver="CLARABEL",
+        solver="auto",
     ):
         self.norm = norm
         self.eps = eps
@@ -406,7 +426,12 @@ class RobustFeatureSelector(SelectorMixin, _MinimaxBase):
         by default every feature whose norm exceeds ``tol`` times the largest.
     tol : float, default=1e-6
     fit_intercept : bool, default=True
-    solver : {"CLARABEL", "ECOS", "SCS", "fista"}, default="CLARABEL"
+    solver : {"auto", "CLARABEL", "ECOS", "SCS", "fista"}, default="auto"
+        ``"auto"``: a solver made for the problem where there is one (the 0-1 loss:
+        working sets on the LP structure of ``F``, with a certified gap; binary log loss
+        with the lasso or l2 group-lasso penalty: skglm's proximal Newton), else Clarabel
+        on the CVXPY program of eq. (21). A conic solver's name: that program, the
+        reference route. ``route_`` names the route taken.
 
     Attributes
     ----------
@@ -414,7 +439,7 @@ class RobustFeatureSelector(SelectorMixin, _MinimaxBase):
     """
 
     def __init__(
-        self, loss="log", eps=0.05, n_features=None, tol=1e-6, fit_intercept=True, solver="CLARABEL"
+        self, loss="log", eps=0.05, n_features=None, tol=1e-6, fit_intercept=True, solver="auto"
     ):
         self.loss = loss
         self.eps = eps
