@@ -102,3 +102,57 @@ def test_bad_input():
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         GPClassifierEP().fit(X, np.arange(12) % 2)
+
+
+@pytest.mark.parametrize(
+    ("amplitude", "length_scale", "separable", "offset"),
+    [
+        (1.0, 1.0, False, False),
+        (3.0, 0.8, False, True),
+        (20.0, 3.6, True, False),
+        (100.0, 3.6, True, True),
+        (10.0, 0.1, False, False),
+    ],
+)
+def test_parallel_and_sequential_schedules_reach_the_same_fixed_point(
+    amplitude, length_scale, separable, offset
+):
+    """The damped parallel schedule (with its sequential finish) against Rasmussen and
+    Williams' sequential one alone: the same sites and marginal likelihood, on easy,
+    stiff (separable, large amplitude) and rough kernels, with a prior mean or not."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 2))
+    y = np.where(X[:, 0] + (0 if separable else 0.7 * rng.normal(size=120)) > 0, 1.0, -1.0)
+    if separable:
+        X[:, 0] += 1.5 * y
+    K = rbf(X, X, amplitude, length_scale)[0]
+    mean = 0.3 * np.tanh(X[:, 1]) if offset else None
+    parallel = run_ep(K, y, 400, tol=1e-10, offset=mean)
+    sequential = run_ep(K, y, 400, tol=1e-10, offset=mean, schedule="sequential")
+    assert parallel.converged and sequential.converged
+    scale = 1 + np.abs(sequential.tau).max()
+    assert parallel.tau == pytest.approx(sequential.tau, abs=1e-7 * scale)
+    assert parallel.nu == pytest.approx(sequential.nu, abs=1e-7 * (1 + np.abs(sequential.nu).max()))
+    assert parallel.log_marginal_likelihood == pytest.approx(
+        sequential.log_marginal_likelihood, abs=1e-8
+    )
+
+
+def test_ep_runs_blas_on_one_thread_for_small_kernels(monkeypatch):
+    """Small kernel matrices: one BLAS thread inside run_ep, as many as before after it."""
+    from threadpoolctl import threadpool_info
+
+    from cvxpb.gp import ep
+
+    seen = []
+    tilted = ep._tilted_moments
+
+    def spy(*args):
+        seen.append(max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"))
+        return tilted(*args)
+
+    monkeypatch.setattr(ep, "_tilted_moments", spy)
+    before = max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+    run_ep(np.eye(3) + 0.5, np.array([1.0, -1.0, 1.0]))
+    assert set(seen) == {1}
+    assert max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas") == before

@@ -11,6 +11,7 @@ Cholesky factor.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
 
@@ -19,6 +20,34 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.special import log_ndtr, ndtr
 
 TOL = 1e-8  # largest change of a site's parameters that still counts as converged
+
+
+SMALL = 1000  # below this many points BLAS runs on one thread (see one_blas_thread)
+
+
+@functools.cache
+def _controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def one_blas_thread(function):
+    """Run ``function`` with BLAS on one thread when its first matrix argument (the
+    kernel matrix) has fewer than ``SMALL`` rows. EP and its gradient make many small
+    factorizations and products, where OpenBLAS's threads cost more than they bring:
+    on 2 cores, make_moons(200) fits 7x faster on one thread (GPy and scikit-learn's
+    GPC, 5x and 2x)."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        size = next(np.shape(a)[0] for a in args if np.ndim(a) == 2)
+        if size >= SMALL:
+            return function(*args, **kwargs)
+        with _controller().limit(limits=1, user_api="blas"):
+            return function(*args, **kwargs)
+
+    return wrapper
 
 
 class EPConvergenceWarning(UserWarning):
@@ -74,50 +103,117 @@ def _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu, offset):
     return float(np.sum(log_z) + logdet + quad + correction)
 
 
-def run_ep(K, y, max_sweeps: int = 100, tol: float = TOL, init: EPState | None = None, offset=None):
+@one_blas_thread
+def run_ep(
+    K,
+    y,
+    max_sweeps: int = 100,
+    tol: float = TOL,
+    init: EPState | None = None,
+    offset=None,
+    schedule: str = "parallel",
+):
     """EP on the kernel matrix ``K`` and labels ``y`` in {-1, +1}; ``init`` warm-starts
     from another run's sites (as in a hyperparameter search). With ``offset`` the prior
     mean is ``offset``: EP runs on ``g = f - offset ~ N(0, K)`` with the likelihood
-    ``Phi(y (g + offset))``, so the sites and the posterior are ``g``'s."""
+    ``Phi(y (g + offset))``, so the sites and the posterior are ``g``'s.
+
+    ``schedule="parallel"`` updates every site at once from the current marginals, one
+    Cholesky factorization per sweep, with the step halved whenever the largest proposed
+    change grows and grown by half again (up to a full step) when it shrinks; it stops
+    when that change, undamped, is below ``tol``. Where it has not converged in 3/4 of
+    ``max_sweeps``, the sequential schedule of Rasmussen and Williams
+    (``"sequential"``, rank-one updates site by site) continues from its sites for the
+    rest.
+    Both stop at a fixed point of the same EP equations.
+    """
     n = y.size
     offset = np.zeros(n) if offset is None else np.asarray(offset, dtype=float)
-    if init is None:
-        tau, nu = np.zeros(n), np.zeros(n)
-        Sigma, mu = K.copy(), np.zeros(n)
-    else:
-        tau, nu = init.tau.copy(), init.nu.copy()
-        Sigma, mu, _ = _posterior(K, tau, nu)
-    cavity_tau, cavity_nu = np.zeros(n), np.zeros(n)
-    converged = False
-    sweep = 0
-    for sweep in range(1, max_sweeps + 1):  # noqa: B007 (the count is reported)
+    tau, nu = (np.zeros(n), np.zeros(n)) if init is None else (init.tau.copy(), init.nu.copy())
+    converged, sweeps = False, 0
+    if schedule == "parallel":
+        budget = 3 * max_sweeps // 4
+        tau, nu, sweeps, converged = _parallel_sweeps(K, y, tau, nu, offset, budget, tol)
+    if not converged:
+        tau, nu, more, converged, change = _sequential_sweeps(
+            K, y, tau, nu, offset, max_sweeps - sweeps, tol
+        )
+        sweeps += more
+        if not converged:
+            warnings.warn(
+                f"EP did not converge in {sweeps} sweeps (last change {change:.2e})",
+                EPConvergenceWarning,
+                stacklevel=2,
+            )
+    variances, mu, L = _marginals(K, tau, nu)
+    cavity_tau, cavity_nu = 1 / variances - tau, mu / variances - nu
+    log_ml = _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu, offset)
+    return EPState(tau, nu, L, log_ml, sweeps, converged)
+
+
+def _marginals(K, tau, nu):
+    """The posterior's variances ``diag(Sigma)``, mean ``Sigma nu`` and the factor ``L``."""
+    s = np.sqrt(tau)
+    L = np.linalg.cholesky(np.eye(K.shape[0]) + s[:, None] * K * s[None, :])
+    V = solve_triangular(L, s[:, None] * K, lower=True)
+    return np.diag(K) - np.einsum("ij,ij->j", V, V), K @ nu - V.T @ (V @ nu), L
+
+
+def _site_updates(y, tau, nu, variances, mu, offset):
+    """Every site's moment-matched update from its cavity (sites whose cavity is not a
+    proper Gaussian, possible mid-way in a parallel sweep, keep their values)."""
+    cavity_tau, cavity_nu = 1 / variances - tau, mu / variances - nu
+    proper = cavity_tau > 0
+    safe_tau = np.where(proper, cavity_tau, 1.0)
+    mean, var, _ = _tilted_moments(y, cavity_nu / safe_tau + offset, 1 / safe_tau)
+    mean -= offset
+    new_tau = np.where(proper, np.maximum(1 / var - cavity_tau, 0.0), tau)
+    new_nu = np.where(proper, mean / var - cavity_nu, nu)
+    return new_tau, new_nu
+
+
+def _parallel_sweeps(K, y, tau, nu, offset, max_sweeps, tol):
+    """``(tau, nu, sweeps, converged)`` of the damped parallel schedule."""
+    step, last = 1.0, np.inf
+    variances, mu, _ = _marginals(K, tau, nu)
+    for sweep in range(1, max_sweeps + 1):
+        new_tau, new_nu = _site_updates(y, tau, nu, variances, mu, offset)
+        change = max(np.abs(new_tau - tau).max(), np.abs(new_nu - nu).max())
+        if change < tol:
+            return tau, nu, sweep, True
+        if change > last:  # oscillating: damp
+            step = max(step / 2, 1 / 64)
+        else:  # settling: let the step grow back
+            step = min(1.0, 1.5 * step)
+        last = change
+        tau, nu = (1 - step) * tau + step * new_tau, (1 - step) * nu + step * new_nu
+        variances, mu, _ = _marginals(K, tau, nu)
+    return tau, nu, max_sweeps, False
+
+
+def _sequential_sweeps(K, y, tau, nu, offset, max_sweeps, tol):
+    """``(tau, nu, sweeps, converged, change)`` of Rasmussen and Williams' Algorithm 3.5."""
+    Sigma, mu, _ = _posterior(K, tau, nu)
+    change = np.inf
+    for sweep in range(1, max_sweeps + 1):
         old_tau, old_nu = tau.copy(), nu.copy()
-        for i in range(n):
-            cavity_tau[i] = 1 / Sigma[i, i] - tau[i]
-            cavity_nu[i] = mu[i] / Sigma[i, i] - nu[i]
-            cavity_mean = cavity_nu[i] / cavity_tau[i]
-            mean, var, _ = _tilted_moments(y[i], cavity_mean + offset[i], 1 / cavity_tau[i])
+        for i in range(y.size):
+            cavity_tau = 1 / Sigma[i, i] - tau[i]
+            cavity_nu = mu[i] / Sigma[i, i] - nu[i]
+            mean, var, _ = _tilted_moments(y[i], cavity_nu / cavity_tau + offset[i], 1 / cavity_tau)
             mean -= offset[i]
-            delta_tau = max(1 / var - cavity_tau[i] - tau[i], -tau[i])  # keep tau >= 0
+            delta_tau = max(1 / var - cavity_tau - tau[i], -tau[i])  # keep tau >= 0
             tau[i] += delta_tau
-            nu[i] = mean / var - cavity_nu[i]
+            nu[i] = mean / var - cavity_nu
             if delta_tau != 0:  # rank-one update of Sigma
                 column = Sigma[:, i].copy()
                 Sigma -= np.outer(column, column) / (1 / delta_tau + column[i])
             mu = Sigma @ nu
-        Sigma, mu, L = _posterior(K, tau, nu)
+        Sigma, mu, _ = _posterior(K, tau, nu)
         change = max(np.abs(tau - old_tau).max(), np.abs(nu - old_nu).max())
         if change < tol:
-            converged = True
-            break
-    if not converged:
-        warnings.warn(
-            f"EP did not converge in {max_sweeps} sweeps (last change {change:.2e})",
-            EPConvergenceWarning,
-            stacklevel=2,
-        )
-    log_ml = _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu, offset)
-    return EPState(tau, nu, L, log_ml, sweep, converged)
+            return tau, nu, sweep, True, change
+    return tau, nu, max_sweeps, False, change
 
 
 def predict_latent(state: EPState, K, K_cross, k_diag):
@@ -136,6 +232,7 @@ def predictive_probability(mean, var):
     return ndtr(mean / np.sqrt(1 + var))
 
 
+@one_blas_thread
 def log_marginal_gradient(state: EPState, K, dK_list, d_offset_list=None) -> np.ndarray:
     """``d log Z_EP / d theta = tr((b b^T - R) dK) / 2 + b^T d offset`` at the EP fixed
     point, with ``R = S^1/2 B^-1 S^1/2`` and ``b = nu - R K nu`` (R&W eq. 5.27 for EP;
