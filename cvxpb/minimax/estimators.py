@@ -348,11 +348,7 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
         makes the Huber ``F`` quadratic on the data, so ``A`` is optimal for it too.
     fit_intercept : bool, default=True
     solver : {"auto", "CLARABEL", "ECOS", "SCS", "fista"}, default="auto"
-        ``"auto"``: a solver made for the problem where there is one (the 0-1 loss:
-        working sets on the LP structure of ``F``, with a certified gap; binary log loss
-        with the lasso or l2 group-lasso penalty: skglm's proximal Newton), else Clarabel
-        on the CVXPY program of eq. (21). A conic solver's name: that program, the
-        reference route. ``route_`` names the route taken.
+        As :class:`MinimaxClassifier`'s; ``route_`` names the route taken.
 
     Attributes
     ----------
@@ -427,11 +423,7 @@ class RobustFeatureSelector(SelectorMixin, _MinimaxBase):
     tol : float, default=1e-6
     fit_intercept : bool, default=True
     solver : {"auto", "CLARABEL", "ECOS", "SCS", "fista"}, default="auto"
-        ``"auto"``: a solver made for the problem where there is one (the 0-1 loss:
-        working sets on the LP structure of ``F``, with a certified gap; binary log loss
-        with the lasso or l2 group-lasso penalty: skglm's proximal Newton), else Clarabel
-        on the CVXPY program of eq. (21). A conic solver's name: that program, the
-        reference route. ``route_`` names the route taken.
+        As :class:`MinimaxClassifier`'s; ``route_`` names the route taken.
 
     Attributes
     ----------
