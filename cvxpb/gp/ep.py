@@ -11,7 +11,6 @@ Cholesky factor.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from dataclasses import dataclass
 
@@ -19,35 +18,9 @@ import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 from scipy.special import log_ndtr, ndtr
 
+from cvxpb.threads import one_blas_thread
+
 TOL = 1e-8  # largest change of a site's parameters that still counts as converged
-
-
-SMALL = 1000  # below this many points BLAS runs on one thread (see one_blas_thread)
-
-
-@functools.cache
-def _controller():
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-def one_blas_thread(function):
-    """Run ``function`` with BLAS on one thread when its first matrix argument (the
-    kernel matrix) has fewer than ``SMALL`` rows. EP and its gradient make many small
-    factorizations and products, where OpenBLAS's threads cost more than they bring:
-    on 2 cores, make_moons(200) fits 7x faster on one thread (GPy and scikit-learn's
-    GPC, 5x and 2x)."""
-
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        size = next(np.shape(a)[0] for a in args if np.ndim(a) == 2)
-        if size >= SMALL:
-            return function(*args, **kwargs)
-        with _controller().limit(limits=1, user_api="blas"):
-            return function(*args, **kwargs)
-
-    return wrapper
 
 
 class EPConvergenceWarning(UserWarning):

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
 from cvxpb.minimax.estimators import solve_program
 from cvxpb.svm.gaussian import KernelVector, from_svc
@@ -32,6 +32,7 @@ from cvxpb.svm.prior_qp import (
     prior_svm_program,
     recover_eta,
 )
+from cvxpb.threads import blas_threads_for
 from cvxpb.validation import BinaryOnly, binary_classes, check_delta
 
 
@@ -41,6 +42,12 @@ def _check_positive(value, name):
 
 
 class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        """Fit on ``X, y``; BLAS runs on one thread for the many small solves below
+        :data:`cvxpb.threads.SMALL` examples."""
+        with blas_threads_for(_num_samples(X)):
+            return self._fit(X, y)
+
     def _prepare(self, X, y):
         """Checks, the split, the prior direction and the posterior part's kernel."""
         X, y = validate_data(self, X, y)
@@ -167,7 +174,7 @@ class PriorSVM(_PriorSVMBase):
         self.solver = solver
         self.random_state = random_state
 
-    def fit(self, X, y):
+    def _fit(self, X, y):
         if not (isinstance(self.n_priors, int | np.integer) and self.n_priors >= 1):
             raise ValueError(f"n_priors must be a positive integer, got {self.n_priors!r}")
         X_post, y_post, K, g = self._prepare(X, y)
@@ -244,7 +251,7 @@ class EtaPriorSVM(_PriorSVMBase):
         self.solver = solver
         self.random_state = random_state
 
-    def fit(self, X, y):
+    def _fit(self, X, y):
         _check_positive(self.tau, "tau")
         X_post, y_post, K, g = self._prepare(X, y)
         self.fallbacks_ = 0
