@@ -134,3 +134,29 @@ def test_small_inverses_are_tight_relative_to_their_size(eps):
         root = mp_inverse(L, eps)
         ours = kl_inv_upper(L, eps)
         assert mp.mpf(ours) >= root and ours <= float(root) * (1 + 1e-13)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    x=st.one_of(
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.0, -1.0]),
+    ),
+    rounding=st.sampled_from([1, -1]),
+)
+def test_nudge_moves_outward_by_at_least_15_ulps(x, rounding):
+    """Outward rounding: strictly past ``x`` in the direction asked, by 15 ulps or more
+    for normal numbers (where the result is finite) and by one subnormal step at least."""
+    import math
+
+    from cvxpb.distances import nudge
+
+    y = float(nudge(x, rounding))
+    if math.isinf(y):
+        assert abs(x) > 1e307 and y * rounding > 0
+        return
+    moved = (y - x) * rounding
+    assert moved > 0
+    if abs(x) >= 2.2250738585072014e-308:
+        assert moved >= 15 * math.ulp(x)
+    assert float(nudge(x, 0)) == x
