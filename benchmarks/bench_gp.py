@@ -6,7 +6,7 @@ likelihood (GPy: ``GPClassification``, EP, ``optimize()``; scikit-learn:
 noise=0.3) and iris setosa-vs-rest (separable), and SLTGPClassifier on Kamesawa et
 al.'s latent GP setting (n = 200) against scikit-learn's GPC on ``X``. Best of
 ``--repeats`` in this process, every library with BLAS on one thread (on 2 cores
-OpenBLAS's threads slow each of them 2-7x on matrices this small; cvxpb's EP limits
+OpenBLAS's threads slow each of them 5-25x on matrices this small; cvxpb's EP limits
 itself, the peers are limited here for a like-for-like ratio).
 
 Goals: GPClassifierEP within 2x GPy and 10x scikit-learn; SLTGPClassifier within 20x

@@ -50,12 +50,17 @@ def _tilted_moments(y, cavity_mean, cavity_var):
     return mean, var, log_z
 
 
-def _posterior(K, tau, nu):
-    """``(Sigma, mu, L)`` from the sites by the stable formulas (R&W Algorithm 3.5)."""
+def _factor(K, tau):
+    """``(L, V)``: ``L L^T = B = I + S^1/2 K S^1/2`` and ``V = L^-1 S^1/2 K``, so that
+    ``Sigma = K - V^T V`` (the stable formulas of R&W Algorithm 3.5)."""
     s = np.sqrt(tau)
-    B = np.eye(K.shape[0]) + s[:, None] * K * s[None, :]
-    L = np.linalg.cholesky(B)
-    V = solve_triangular(L, s[:, None] * K, lower=True)
+    L = np.linalg.cholesky(np.eye(K.shape[0]) + s[:, None] * K * s[None, :])
+    return L, solve_triangular(L, s[:, None] * K, lower=True)
+
+
+def _posterior(K, tau, nu):
+    """``(Sigma, mu, L)`` from the sites."""
+    L, V = _factor(K, tau)
     Sigma = K - V.T @ V
     return Sigma, Sigma @ nu, L
 
@@ -125,10 +130,9 @@ def run_ep(
 
 
 def _marginals(K, tau, nu):
-    """The posterior's variances ``diag(Sigma)``, mean ``Sigma nu`` and the factor ``L``."""
-    s = np.sqrt(tau)
-    L = np.linalg.cholesky(np.eye(K.shape[0]) + s[:, None] * K * s[None, :])
-    V = solve_triangular(L, s[:, None] * K, lower=True)
+    """The posterior's variances ``diag(Sigma)``, mean ``Sigma nu`` and the factor ``L``,
+    without forming ``Sigma``."""
+    L, V = _factor(K, tau)
     return np.diag(K) - np.einsum("ij,ij->j", V, V), K @ nu - V.T @ (V @ nu), L
 
 

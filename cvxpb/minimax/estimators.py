@@ -182,7 +182,7 @@ class _MinimaxBase(BaseEstimator):
     def _dedicated(self, Xs, target, loss, classes, program):
         """``B`` from a solver made for the problem (the 0-1 loss's working sets, skglm
         for binary sparse logistic regression), or ``None`` if none applies or converged."""
-        norm, eps, groups, group_norm, squared, free = program
+        norm, eps, groups, _, _, free = program
         if loss == "zero_one":
             labels = np.searchsorted(classes, target)
             B, self.n_iter_, upper, lower = solve_zero_one(Xs, labels, classes.size - 1, *program)

@@ -7,7 +7,7 @@ exactly this objective, ``(1/n) sum_i log(1 + exp(-y_i x_i^T w)) + penalty(w)`` 
 unpenalized intercept, by a working-set proximal Newton method (``ProxNewton``,
 ``GroupProxNewton``) to a tolerance on the optimality conditions, and returns exact
 zeros. It is as fast as liblinear, which penalizes the intercept and so solves a
-different problem, and 400x faster than an interior-point solve of the conic program
+different problem, and 300x faster than an interior-point solve of the conic program
 here (n = 200, d = 10000). The conic program stays the reference route; the two are
 tested against each other.
 """
