@@ -102,17 +102,19 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
             raise ValueError(f"optimize must be one of {OPTIMIZE}, got {self.optimize!r}")
         signed = np.where(y == self.classes_[1], 1.0, -1.0)
         self.X_train_, self.y_signed_ = X, signed
-        theta = np.log([self.amplitude, self.length_scale])
+        theta, warm = np.log([self.amplitude, self.length_scale]), None
         if self.optimize:
-            theta = self._search(X, signed, theta)
+            theta, warm = self._search(X, signed, theta)
         self.amplitude_, self.length_scale_ = np.exp(theta)
         K = kernel_matrix(self.kernel, X, X, self.amplitude_, self.length_scale_)
-        self.ep_ = run_ep(K, signed, self.max_sweeps)
+        self.ep_ = run_ep(K, signed, self.max_sweeps, init=warm)
         self.log_marginal_likelihood_ = self.ep_.log_marginal_likelihood
         self.n_sweeps_ = self.ep_.sweeps
         return self
 
     def _search(self, X, signed, theta):
+        """The hyperparameters by L-BFGS-B on the EP marginal likelihood, each EP run
+        warm-started from the last; ``(theta, last EP state)``."""
         last = {}
 
         def objective(t):
@@ -128,7 +130,7 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
         if self.optimize == "length_scale":
             bounds[0] = (theta[0], theta[0])
         result = minimize(objective, theta, jac=True, method="L-BFGS-B", bounds=bounds)
-        return result.x
+        return result.x, last["state"]
 
     def decision_function(self, X):
         """``mu / sqrt(1 + sigma^2)`` of the latent predictive distribution: the probit

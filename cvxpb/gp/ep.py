@@ -15,12 +15,13 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_solve, solve_triangular
+from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.special import log_ndtr, ndtr
 
 from cvxpb.threads import one_blas_thread
 
 TOL = 1e-8  # largest change of a site's parameters that still counts as converged
+ANDERSON_MEMORY = 5  # past sweeps the parallel schedule extrapolates from
 
 
 class EPConvergenceWarning(UserWarning):
@@ -54,8 +55,11 @@ def _factor(K, tau):
     """``(L, V)``: ``L L^T = B = I + S^1/2 K S^1/2`` and ``V = L^-1 S^1/2 K``, so that
     ``Sigma = K - V^T V`` (the stable formulas of R&W Algorithm 3.5)."""
     s = np.sqrt(tau)
-    L = np.linalg.cholesky(np.eye(K.shape[0]) + s[:, None] * K * s[None, :])
-    return L, solve_triangular(L, s[:, None] * K, lower=True)
+    sK = s[:, None] * K
+    B = sK * s[None, :]
+    B.flat[:: K.shape[0] + 1] += 1
+    L = cholesky(B, lower=True, overwrite_a=True, check_finite=False)
+    return L, solve_triangular(L, sK, lower=True, check_finite=False)
 
 
 def _posterior(K, tau, nu):
@@ -97,9 +101,9 @@ def run_ep(
     ``Phi(y (g + offset))``, so the sites and the posterior are ``g``'s.
 
     ``schedule="parallel"`` updates every site at once from the current marginals, one
-    Cholesky factorization per sweep, with the step halved whenever the largest proposed
-    change grows and grown by half again (up to a full step) when it shrinks; it stops
-    when that change, undamped, is below ``tol``. Where it has not converged in 3/4 of
+    Cholesky factorization per sweep, extrapolated by Anderson acceleration over the last
+    sweeps (restarted with a half step where the largest change grows); it stops when
+    the largest change a full update proposes is below ``tol``. Where it has not converged in 3/4 of
     ``max_sweeps``, the sequential schedule of Rasmussen and Williams
     (``"sequential"``, rank-one updates site by site) continues from its sites for the
     rest.
@@ -150,22 +154,41 @@ def _site_updates(y, tau, nu, variances, mu, offset):
 
 
 def _parallel_sweeps(K, y, tau, nu, offset, max_sweeps, tol):
-    """``(tau, nu, sweeps, converged)`` of the damped parallel schedule."""
-    step, last = 1.0, np.inf
+    """``(tau, nu, sweeps, converged)`` of the parallel schedule, Anderson-accelerated.
+
+    The sites ``x = (tau, nu)`` solve ``x = G(x)``, ``G`` the parallel update. Each
+    sweep extrapolates from the last ``ANDERSON_MEMORY`` pairs ``(G(x_k), G(x_k) - x_k)``
+    (Walker and Ni 2011, type II). Where the largest change grows past twice the least
+    seen, the memory restarts with a half step, so a poor extrapolation costs one sweep.
+    """
+    n = y.size
+    images, residuals, least = [], [], np.inf
     variances, mu, _ = _marginals(K, tau, nu)
     for sweep in range(1, max_sweeps + 1):
         new_tau, new_nu = _site_updates(y, tau, nu, variances, mu, offset)
-        change = max(np.abs(new_tau - tau).max(), np.abs(new_nu - nu).max())
+        x, image = np.concatenate([tau, nu]), np.concatenate([new_tau, new_nu])
+        residual = image - x
+        change = np.abs(residual).max()
         if change < tol:
             return tau, nu, sweep, True
-        if change > last:  # oscillating: damp
-            step = max(step / 2, 1 / 64)
-        else:  # settling: let the step grow back
-            step = min(1.0, 1.5 * step)
-        last = change
-        tau, nu = (1 - step) * tau + step * new_tau, (1 - step) * nu + step * new_nu
+        if change > 2 * least:  # the extrapolation went astray: restart
+            images, residuals, least = [], [], change
+        least = min(least, change)
+        images, residuals = (
+            [*images, image][-ANDERSON_MEMORY - 1 :],
+            [*residuals, residual][-ANDERSON_MEMORY - 1 :],
+        )
+        step = x + 0.5 * residual if len(images) == 1 else _extrapolate(images, residuals)
+        tau, nu = np.maximum(step[:n], 0.0), step[n:]
         variances, mu, _ = _marginals(K, tau, nu)
     return tau, nu, max_sweeps, False
+
+
+def _extrapolate(images, residuals):
+    """Anderson's step: the images' combination whose residuals' combination is least."""
+    d_residual = np.diff(residuals, axis=0).T
+    gamma = np.linalg.lstsq(d_residual, residuals[-1], rcond=None)[0]
+    return images[-1] - np.diff(images, axis=0).T @ gamma
 
 
 def _sequential_sweeps(K, y, tau, nu, offset, max_sweeps, tol):

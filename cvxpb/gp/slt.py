@@ -115,13 +115,14 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         self.privileged_.fit(X_star, y)
         self.soft_labels_ = self.privileged_._latent(X_star)[0]
         theta = np.array([np.log(self.amplitude), np.log(self.length_scale), self.rho])
+        warm = None
         if self.optimize:
-            theta = self._search(X, y, signed, theta)
+            theta, warm = self._search(X, y, signed, theta)
         self.amplitude_, self.length_scale_ = np.exp(theta[:2])
         self.rho_ = float(theta[2])
         K = kernel_matrix(self.kernel, X, X, self.amplitude_, self.length_scale_)
         m, C, self.G_ = conditional_prior(K, self.soft_labels_, self.rho_)
-        self.ep_ = run_ep(C, signed, self.max_sweeps, offset=m)
+        self.ep_ = run_ep(C, signed, self.max_sweeps, init=warm, offset=m)
         self.y_signed_ = signed
         self.C_ = C
         self.log_marginal_likelihood_ = self.ep_.log_marginal_likelihood
@@ -134,7 +135,7 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         ``[0, 1]`` with its exact derivative). Searching all three at once runs off to
         interpolating the soft labels (length scale -> 0, rho -> 1): they are in-sample
         posterior means of a GPC fitted to ``y``, so they explain ``y`` at the training
-        points whatever the kernel does between them."""
+        points whatever the kernel does between them. Returns ``(theta, last EP state)``."""
         plain = GPClassifierEP(
             self.kernel, *np.exp(theta[:2]), optimize=self.optimize, max_sweeps=self.max_sweeps
         )
@@ -155,7 +156,7 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
             return -state.log_marginal_likelihood, -gradient
 
         result = minimize(objective, [theta[2]], jac=True, method="L-BFGS-B", bounds=[(0, 1)])
-        return np.array([np.log(amplitude), np.log(scale), result.x[0]])
+        return np.array([np.log(amplitude), np.log(scale), result.x[0]]), last["state"]
 
     def with_rho(self, rho) -> SLTGPClassifier:
         """A copy with the task similarity set to ``rho`` and everything else kept (the
