@@ -1,0 +1,252 @@
+"""The global minimum of a bound increasing in two convex posterior terms.
+
+Orient each term so that the bound increases in it (a concave term enters as its
+negative): the bound is ``G(a, b)``, increasing in both, at ``a = A(q)``, ``b = B(q)``
+with ``A`` and ``B`` convex. Its minimum over the simplex is at a Pareto point of
+``(A, B)``, and every such point minimizes ``A + mu B`` for some ``mu`` in ``[0, inf]``.
+
+**The certificate.** Each scalarized program, solved at ``mu_k``, comes with a lower
+bound ``c_k <= min_q A(q) + mu_k B(q)`` from weak duality (below), so every reachable
+pair ``(A(q), B(q))`` lies in the region ``R = {a >= a_lo, b >= b_lo, a + mu_k b >=
+c_k for every k}``. As ``G`` increases in both, its least value on ``R`` is on the
+lower-left boundary of ``R``, a convex broken line; on a piece of it from ``(a1, b1)``
+to ``(a2, b2)`` (``a1 <= a2``, ``b1 >= b2``), ``G >= G(a1, b2)``. Cutting every edge
+into ``PIECES`` pieces and taking the least such corner value gives a proven lower
+bound on the minimum; the least ``G`` at a solved posterior, re-evaluated with outward
+rounding, is the upper bound. New ``mu`` go next to the edge with the least corner,
+until the two bounds meet within ``tol``. The vertices are computed in exact rational
+arithmetic and rounded down; the ``c_k`` are rounded down.
+
+**The lower bounds ``c_k``.** Where ``B`` is a divergence,
+``min_q' g @ q' + mu B(q')`` has a closed form with a dual certificate
+(:meth:`cvxpb.declare.terms.Divergence.linear_min`), and convexity of ``A`` gives
+``min A + mu B >= A(q) - grad A(q) @ q + min_q' [grad A(q) @ q' + mu B(q')]`` at any
+``q``. For an affine ``A`` this is the minimum itself and ``q'`` the minimizer (the
+Gibbs and chi-squared families of ``method="exact"``); otherwise ``q`` comes from
+CVXPY with Clarabel. Without a divergence the Frank-Wolfe bound
+``f(q) + min_i grad f_i - grad f @ q`` of ``f = A + mu B`` is used.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from cvxpb.distances import nudge
+from cvxpb.summation import exact_sum
+
+PIECES = 256  # each edge of the boundary is cut into this many pieces for its corners
+FIRST_MUS = np.geomspace(1e-8, 1e2, 21)
+_EPS = np.finfo(float).eps
+
+
+@dataclass
+class Solved:
+    """One scalarized program: its ``mu``, posterior, lower bound and upper value."""
+
+    mu: float
+    q: np.ndarray
+    lower: float
+    value: float
+
+
+class Values:
+    """The terms' cores for :meth:`Expression.evaluate`: at a posterior (each rounded
+    as asked, cached) or at given oriented coordinates (exact)."""
+
+    def __init__(self, q=None, coordinates=None, signs=None):
+        self.q, self.coordinates, self.signs, self._cache = q, coordinates, signs, {}
+
+    def __call__(self, term, rounding):
+        if self.coordinates is not None:
+            return self.signs[term] * self.coordinates[term]
+        key = (term, rounding)
+        if key not in self._cache:
+            self._cache[key] = term.core(self.q, rounding)
+        return self._cache[key]
+
+
+class ParetoSearch:
+    """Branch and bound over ``mu`` for ``bound`` in the oriented terms ``A``, ``B``."""
+
+    def __init__(self, bound, terms, signs, solver="CLARABEL"):
+        self.bound, self.signs, self.solver = bound, signs, solver
+        self.A, self.B = terms
+        self.solved: list[Solved] = []
+
+    def oriented(self, term, q, rounding):
+        s = self.signs[term]
+        return s * term.core(q, s * rounding)
+
+    def value_at(self, q) -> float:
+        return float(self.bound.evaluate(Values(q), +1))
+
+    def run(self, tol, max_solves):
+        start = time.perf_counter()
+        self.a_lo = self._least(self.A)
+        self.b_lo = self._least(self.B)
+        for mu in FIRST_MUS:
+            self._solve(float(mu))
+        while True:
+            lower, edge = self.lower_bound()
+            upper = min(s.value for s in self.solved)
+            if upper - lower <= tol or len(self.solved) >= max_solves:
+                break
+            for mu in self._new_mus(edge):
+                self._solve(mu)
+        best = min(self.solved, key=lambda s: s.value)
+        return best, lower, time.perf_counter() - start
+
+    def _least(self, term) -> float:
+        """A lower bound on the oriented term over the simplex."""
+        zeros = np.zeros(term.posterior.size)
+        if self.signs[term] > 0 and term.divergence:
+            return term.linear_min(zeros, 1.0)[1]
+        if term.curvature == "affine":
+            g = self.signs[term] * term.gradient(zeros)
+            return float(nudge(np.min(g), -1))
+        q = self._program(term, None, 0.0)
+        return self._frank_wolfe(term, None, 0.0, q)
+
+    def _solve(self, mu):
+        q, lower = self._scalarized(mu)
+        q = np.maximum(q, 0.0)
+        q /= exact_sum(q)
+        self.solved.append(Solved(mu, q, lower, self.value_at(q)))
+
+    def _scalarized(self, mu):
+        """``(q, c)``: a posterior near ``argmin A + mu B`` and ``c <= min A + mu B``."""
+        A, B, sA = self.A, self.B, self.signs[self.A]
+        if self.signs[B] > 0 and B.divergence:
+            if A.curvature == "affine":
+                return B.linear_min(sA * A.gradient(None), mu)
+            q = self._program(A, B, mu)
+            g = sA * A.gradient(q)
+            linear = g @ q
+            margin = 4 * _EPS * (np.abs(g) @ q) + 1e-300
+            c = self.oriented(A, q, -1) - (linear + margin) + B.linear_min(g, mu)[1]
+            return q, float(nudge(c, -1))
+        q = self._program(A, B, mu)
+        return q, self._frank_wolfe(A, B, mu, q)
+
+    def _frank_wolfe(self, A, B, mu, q) -> float:
+        """``f(q) + min_i grad f_i - grad f @ q`` for ``f = A + mu B`` (oriented)."""
+        terms = [(A, 1.0)] + ([(B, mu)] if B is not None and mu > 0 else [])
+        value = sum(w * self.oriented(t, q, -1) for t, w in terms)
+        g = sum(w * self.signs[t] * t.gradient(q) for t, w in terms)
+        if not np.all(np.isfinite(g)):
+            return -np.inf
+        margin = 8 * _EPS * (np.abs(g) @ q + np.max(np.abs(g)) + abs(value)) + 1e-300
+        return float(nudge(value + np.min(g) - g @ q - margin, -1))
+
+    def _program(self, A, B, mu):
+        import cvxpy as cp
+
+        q = cp.Variable(A.posterior.size, nonneg=True)
+        objective = self.signs[A] * A.expr(q)
+        if B is not None and mu > 0:
+            objective = objective + mu * self.signs[B] * B.expr(q)
+        problem = cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1])
+        try:
+            problem.solve(solver=self.solver)
+        except cp.error.SolverError:
+            pass
+        if q.value is None:
+            return A.posterior.prior.copy()
+        return np.asarray(q.value, dtype=float)
+
+    def lower_bound(self):
+        """``(lower, edge)``: the least corner value of ``G`` on ``R``'s boundary, and the
+        index (into the boundary's lines) of the edge it came from."""
+        lines = _envelope(
+            [(Fraction(0), Fraction(self.a_lo))]
+            + [(Fraction(s.mu), Fraction(s.lower)) for s in self.solved if np.isfinite(s.lower)]
+        )
+        self._lines = lines
+        a_parts, b_parts, owners = [], [], []
+        for k, (mu, c, lo, hi) in enumerate(_edges(lines, Fraction(self.b_lo))):
+            a, b = _corners(float(mu), float(c), _down(lo), _up(hi))
+            a_parts.append(a)
+            b_parts.append(b)
+            owners.append(np.full(a.size, k))
+        coordinates = {self.A: np.concatenate(a_parts), self.B: np.concatenate(b_parts)}
+        values = self.bound.evaluate(Values(coordinates=coordinates, signs=self.signs), -1)
+        owners = np.concatenate(owners)
+        values = np.broadcast_to(values, owners.shape)
+        best = int(np.argmin(values))
+        return float(values[best]), int(owners[best])
+
+    def _new_mus(self, edge):
+        """``mu`` between the edge's line and its neighbours on the boundary."""
+        mus = [float(mu) for mu, _ in self._lines]
+        here = mus[edge]
+        new = []
+        if edge > 0:
+            below = mus[edge - 1]
+            new.append(here / 10 if below == 0 else float(np.sqrt(below * here)))
+        if edge + 1 < len(mus):
+            new.append(float(np.sqrt(here * mus[edge + 1])))
+        elif here > 0:
+            new.append(here * 10)
+        else:
+            new.append(FIRST_MUS[0])
+        known = {s.mu for s in self.solved}
+        return [mu for mu in new if mu not in known]
+
+
+def _corners(mu, c, lo, hi):
+    """The lower-left corners of ``PIECES`` pieces of the edge ``a = c - mu b``,
+    ``b in [lo, hi]`` (rounded down): on the piece ``[b_(t+1), b_t]`` the least ``a`` is
+    at ``b_t``, the least ``b`` at ``b_(t+1)``. ``mu = 0`` is the ray ``a = c``, ``b >= lo``."""
+    if mu == 0:
+        return np.array([c]), np.array([lo])
+    b = np.linspace(hi, lo, PIECES + 1)
+    b[0], b[-1] = hi, lo
+    a = nudge(c - nudge(mu * b[:-1], +1), -1)
+    return a, b[1:]
+
+
+def _down(x: Fraction) -> float:
+    return float(nudge(float(x), -1))
+
+
+def _up(x: Fraction) -> float:
+    return float(nudge(float(x), +1))
+
+
+def _envelope(lines):
+    """The lines ``a = c - mu b`` on the upper envelope as ``b`` falls, in order (``mu``
+    ascending), exactly."""
+    best: dict = {}
+    for mu, c in lines:
+        best[mu] = max(c, best.get(mu, c))
+    kept: list = []
+    for mu, c in sorted(best.items()):
+        while len(kept) >= 2 and _cross(kept[-1], (mu, c)) >= _cross(kept[-2], kept[-1]):
+            kept.pop()
+        kept.append((mu, c))
+    return kept
+
+
+def _cross(first, second):
+    """The ``b`` where two lines meet (the second, steeper, is above below it)."""
+    (m1, c1), (m2, c2) = first, second
+    return (c2 - c1) / (m2 - m1)
+
+
+def _edges(lines, b_lo):
+    """``(mu, c, lo, hi)`` per line of the envelope: the ``b`` range where it is the
+    boundary, cut at ``b >= b_lo`` (``hi`` of the first edge is its ``lo``: a ray)."""
+    edges = []
+    hi = None
+    for k, (mu, c) in enumerate(lines):
+        lo = _cross(lines[k], lines[k + 1]) if k + 1 < len(lines) else b_lo
+        lo = max(lo, b_lo)
+        top = lo if hi is None else hi
+        if hi is None or hi > b_lo:
+            edges.append((mu, c, lo, max(top, lo)))
+        hi = lo
+    return edges

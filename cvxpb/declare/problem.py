@@ -1,0 +1,144 @@
+"""``Minimize(bound)``: a declared bound, checked on construction, solved by declaration."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from cvxpb.declare.expressions import DeclarationError, as_expression
+from cvxpb.declare.pareto import FIRST_MUS, ParetoSearch, Values
+from cvxpb.result import Certificate, Result
+from cvxpb.validation import check_count, check_positive
+
+ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
+
+
+class Minimize:
+    """The least value of a declared bound over the posterior.
+
+    ``bound`` is built from posterior terms (:func:`cvxpb.gibbs_risk`,
+    :func:`cvxpb.tandem_risk`, :func:`cvxpb.disagreement`, :func:`cvxpb.KL`,
+    :func:`cvxpb.chi2`, :func:`cvxpb.renyi`) with the atoms of
+    :mod:`cvxpb.declare.expressions`. It must be monotone in each term: increasing in
+    convex terms, decreasing in concave ones (a :class:`DeclarationError` says which
+    atom or term breaks it). With one or two terms the minimum is global and certified
+    (:mod:`cvxpb.declare.pareto`).
+    """
+
+    def __init__(self, bound):
+        self.bound = as_expression(bound)
+        self.signs = _signs(self.bound)
+        posteriors = {id(t.posterior): t.posterior for t in self.signs}
+        if len(posteriors) > 1:
+            raise DeclarationError("every term of a bound must use the same Posterior")
+        self.posterior = next(iter(posteriors.values()), None)
+        self.terms = sorted(self.signs, key=lambda t: (t.divergence, t.name))
+
+    def explain(self) -> str:
+        """Each term with its curvature and the direction the bound takes in it, the
+        verdict of the composition rule, and the method ``solve`` will use."""
+        lines = [f"minimize {self.bound!r}", "terms:"]
+        for term in self.terms:
+            direction = "increasing" if self.signs[term] > 0 else "decreasing"
+            lines.append(f"  {term.name}: {term.curvature} in q; the bound is {direction} in it")
+        lines.append("rule: monotone in each term, increasing in convex, decreasing in concave: OK")
+        lines.append(f"method: {self._method_note()}")
+        return "\n".join(lines)
+
+    def _method_note(self) -> str:
+        n = len(self.terms)
+        if n == 0:
+            return "none: the bound does not depend on the posterior"
+        if n == 1:
+            return "one convex program in q (its dual bound certifies the minimum)"
+        if n == 2:
+            return (
+                "Pareto branch and bound over mu in min A + mu B (a certified global "
+                "minimum; see cvxpb.declare.pareto)"
+            )
+        return f"{n} terms: more than two terms are not solved by this version"
+
+    def solve(self, tol: float = 1e-7, max_solves: int = 300, solver: str = "CLARABEL") -> Result:
+        """The certified minimum: ``status="optimal"`` when the upper bound (the bound
+        at the returned posterior, rounded outward) and the proven lower bound are
+        within ``tol`` (absolute), else ``"optimal_inaccurate"`` with the gap."""
+        check_positive(tol, "tol")
+        check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
+        n = len(self.terms)
+        if n == 0:
+            value = float(self.bound.evaluate(Values(), +1))
+            return _result(value, np.array([]), "optimal", 0.0, 0, value, {}, None)
+        if n > 2:
+            raise DeclarationError(
+                f"{n} posterior terms ({', '.join(t.name for t in self.terms)}): this version "
+                "certifies bounds of one or two terms only"
+            )
+        terms = self.terms if n == 2 else [self.terms[0], _Zero(self.terms[0].posterior)]
+        search = ParetoSearch(self.bound, terms, {**self.signs, terms[1]: 1}, solver)
+        best, lower, seconds = search.run(tol, max_solves)
+        gap = best.value - lower
+        status = "optimal" if gap <= tol else "optimal_inaccurate"
+        values = {t.name: t.value(best.q) for t in self.terms}
+        certificate = Certificate("mu", best.mu, None, lower, gap)
+        return _result(
+            best.value, best.q, status, seconds, len(search.solved), lower, values, certificate
+        )
+
+
+class _Zero:
+    """A stand-in second term for one-term bounds (constant 0)."""
+
+    divergence = False
+    curvature = "affine"
+    name = "zero"
+
+    def __init__(self, posterior):
+        self.posterior = posterior
+
+    def core(self, q, rounding=0):
+        return 0.0
+
+    def gradient(self, q):
+        return np.zeros(self.posterior.size)
+
+    def expr(self, q):
+        return 0 * q[0]
+
+
+def _signs(bound) -> dict:
+    signs = {}
+    for term, found in bound.leaves().items():
+        if len(found) > 1:
+            raise DeclarationError(
+                f"the bound increases in {term!r} in one place and decreases in it in another; "
+                "it must be monotone in every posterior term"
+            )
+        sign = next(iter(found))
+        if term.curvature not in ALLOWED[sign]:
+            direction = "increasing" if sign > 0 else "decreasing"
+            need = "convex" if sign > 0 else "concave"
+            raise DeclarationError(
+                f"the bound is {direction} in {term!r}, which is {term.curvature}; a bound "
+                f"{direction} in a term needs it {need} (or affine)"
+            )
+        signs[term] = sign
+    return signs
+
+
+def _result(value, q, status, seconds, solves, lower, values, certificate) -> Result:
+    risk = next((v for k, v in values.items() if "risk" in k), math.nan)
+    divergence = next((v for k, v in values.items() if "risk" not in k), math.nan)
+    return Result(
+        bound=value,
+        posterior=q,
+        status=status,
+        method="pareto",
+        seconds=seconds,
+        iterations=solves,
+        empirical_risk=risk,
+        divergence=divergence,
+        certificate=certificate,
+        message=f"{solves} scalarized programs; certified gap {value - lower:.3g}",
+        details={"terms": values},
+    )

@@ -1,0 +1,375 @@
+"""The posterior and the terms a declared bound is built from.
+
+A term is a function of the posterior ``q`` on the simplex. Each one is an increasing
+``transform`` of a ``core`` whose curvature it declares (the transform is the
+identity but for the Renyi divergence, ``log(M) / (alpha - 1)`` of the convex moment
+``M``):
+
+* :func:`gibbs_risk` ``l @ q``, affine;
+* :func:`tandem_risk` ``q @ T @ q``, convex when ``T`` is positive semidefinite
+  (``T = E.T @ E / n`` for an error-indicator matrix ``E``);
+* :func:`disagreement` ``q @ D @ q``, concave for votes in {-1, +1}
+  (``D = (1 - K) / 2`` with ``K = V.T @ V / n``, and ``q @ 1 1^T @ q = 1``);
+* :func:`KL`, :func:`chi2` (``sum q^2 / p``, the factor of the chi-squared bounds)
+  and :func:`renyi` against the posterior's prior.
+
+Each gives its value rounded outward, its gradient, and its CVXPY expression; the
+divergences also minimize ``g @ q + mu * core(q)`` over the simplex in closed form
+with a lower bound from weak duality (:meth:`Divergence.linear_min`), which is what
+certifies the scalarized programs of :mod:`cvxpb.declare.pareto`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import logsumexp, rel_entr
+
+from cvxpb.constants import check_order
+from cvxpb.declare.expressions import Expression
+from cvxpb.distances import nudge
+from cvxpb.summation import exact_sum
+from cvxpb.validation import check_distribution, real_array
+
+_EPS = np.finfo(float).eps
+PSD_TOLERANCE = 1e-10  # relative to the largest eigenvalue
+
+
+class Posterior:
+    """The posterior ``q`` over ``H`` voters (or classifiers), with its ``prior``.
+
+    ``Posterior(prior)`` takes a distribution over the H voters;
+    ``Posterior.uniform(H)`` the uniform one.
+    """
+
+    def __init__(self, prior):
+        prior = real_array(prior, "prior")
+        if prior.ndim != 1 or prior.size == 0:
+            raise ValueError(f"prior must be a non-empty 1-d array, got shape {prior.shape}")
+        self.prior = check_distribution(prior, prior.size, "prior")
+        self.size = prior.size
+
+    @classmethod
+    def uniform(cls, H: int) -> Posterior:
+        if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 1:
+            raise ValueError(f"H must be a positive integer, got {H!r}")
+        return cls(np.full(int(H), 1.0 / H))
+
+    def __repr__(self) -> str:
+        return f"Posterior(H={self.size})"
+
+
+class Term(Expression):
+    """A posterior term: a leaf of a declared bound."""
+
+    curvature = "affine"  # of the core: affine, convex, concave or indefinite
+    divergence = False
+
+    def __init__(self, posterior: Posterior, name: str):
+        if not isinstance(posterior, Posterior):
+            raise ValueError(f"{name} needs a cvxpb Posterior, got {type(posterior).__name__}")
+        self.posterior = posterior
+        self.name = name
+
+    @property
+    def args(self):
+        return ()
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def transform(self, core, rounding: int = 0):
+        """The term's value from its core (increasing); the identity by default."""
+        return np.asarray(core, dtype=float)
+
+    def value(self, q, rounding: int = 0) -> float:
+        """The term at ``q``, rounded in the direction ``rounding``."""
+        return float(self.transform(self.core(q, rounding), rounding))
+
+    def evaluate(self, values, rounding: int):
+        return self.transform(values(self, rounding), rounding)
+
+    def leaves(self):
+        return {self: {+1}}
+
+
+class GibbsRisk(Term):
+    curvature = "affine"
+
+    def __init__(self, posterior, risks, name="gibbs_risk"):
+        super().__init__(posterior, name)
+        self.risks = _vector(risks, posterior.size, "risks")
+
+    def core(self, q, rounding=0):
+        return float(nudge(exact_sum(self.risks * q), rounding))
+
+    def gradient(self, q):
+        return self.risks
+
+    def expr(self, q):
+        return self.risks @ q
+
+
+class QuadraticForm(Term):
+    """``q @ M @ q`` for a symmetric ``M`` with non-negative entries (pairwise rates)."""
+
+    def __init__(self, posterior, matrix, name):
+        super().__init__(posterior, name)
+        M = real_array(matrix, name)
+        H = posterior.size
+        if M.shape != (H, H):
+            raise ValueError(f"{name} needs an H x H matrix ({H} x {H}), got shape {M.shape}")
+        if np.any(~np.isfinite(M)) or np.any(M < 0) or np.any(M > 1):
+            raise ValueError(f"{name}'s matrix must hold rates in [0, 1]")
+        if not np.allclose(M, M.T, rtol=0, atol=1e-12):
+            raise ValueError(f"{name}'s matrix must be symmetric")
+        self.matrix = (M + M.T) / 2
+        self.curvature = self._curvature()
+
+    def _curvature(self) -> str:
+        raise NotImplementedError
+
+    def core(self, q, rounding=0):
+        """``q @ M @ q``: ``M @ q`` has non-negative terms, each entry within ``H eps``
+        relative, and the exact sum of ``q * (M @ q)`` adds two more."""
+        inner = self.matrix @ q
+        value = exact_sum(q * inner)
+        margin = (q.size + 4) * _EPS * value
+        return float(nudge(value + rounding * margin, rounding))
+
+    def gradient(self, q):
+        return 2 * self.matrix @ q
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        convex = self.curvature == "convex"
+        return cp.quad_form(q, cp.psd_wrap(self.matrix) if convex else self.matrix)
+
+
+class TandemRisk(QuadraticForm):
+    def _curvature(self) -> str:
+        lowest, highest = _extreme_eigenvalues(self.matrix)
+        return "convex" if lowest >= -PSD_TOLERANCE * max(highest, 1.0) else "indefinite"
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        if self.factor is not None:  # E.T E / n: a sum of squares, exactly DCP
+            return cp.sum_squares(self.factor @ q)
+        return super().expr(q)
+
+    factor = None
+
+
+class Disagreement(QuadraticForm):
+    def _curvature(self) -> str:
+        # concave on the simplex: -M is positive semidefinite on the plane sum q = 0
+        H = self.matrix.shape[0]
+        basis = np.linalg.qr(np.vstack([np.ones(H), np.eye(H)[:-1]]).T)[0][:, 1:]
+        lowest, highest = _extreme_eigenvalues(-basis.T @ self.matrix @ basis)
+        return "concave" if lowest >= -PSD_TOLERANCE * max(highest, 1.0) else "indefinite"
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        if self.factor is not None:  # (1 - |V q|^2 / n) / 2 on the simplex
+            return (1 - cp.sum_squares(self.factor @ q)) / 2
+        return super().expr(q)
+
+    factor = None
+
+
+def gibbs_risk(q: Posterior, risks) -> GibbsRisk:
+    """``L(q) = risks @ q``: the Gibbs classifier's empirical risk (affine)."""
+    return GibbsRisk(q, risks)
+
+
+def tandem_risk(q: Posterior, errors=None, *, matrix=None) -> TandemRisk:
+    """``T(q) = q @ T_hat @ q``, the rate at which two voters drawn from ``q`` err
+    together. ``errors``: an ``n x H`` 0/1 matrix on one shared sample
+    (``T_hat = E.T @ E / n``, positive semidefinite); or ``matrix=T_hat`` directly (for
+    pairwise estimates on different samples, which need not be semidefinite: such a
+    term is indefinite and no method certifies its minimum)."""
+    if (errors is None) == (matrix is None):
+        raise ValueError("tandem_risk needs errors (n x H indicators) or matrix=, not both")
+    if matrix is not None:
+        return TandemRisk(q, matrix, "tandem_risk")
+    E = _indicators(errors, q.size, "errors", (0, 1))
+    term = TandemRisk(q, E.T @ E / E.shape[0], "tandem_risk")
+    term.factor = E / math.sqrt(E.shape[0])
+    return term
+
+
+def disagreement(q: Posterior, votes=None, *, matrix=None) -> Disagreement:
+    """``d(q) = q @ D_hat @ q``, the expected disagreement of two voters drawn from
+    ``q``. ``votes``: an ``n x H`` matrix of outputs in {-1, +1} (``D_hat`` the rate at
+    which each pair disagrees; ``d`` is concave); or ``matrix=D_hat``."""
+    if (votes is None) == (matrix is None):
+        raise ValueError("disagreement needs votes (n x H in {-1, +1}) or matrix=, not both")
+    if matrix is not None:
+        return Disagreement(q, matrix, "disagreement")
+    V = _indicators(votes, q.size, "votes", (-1, 1))
+    term = Disagreement(q, (1 - V.T @ V / V.shape[0]) / 2, "disagreement")
+    term.factor = V / math.sqrt(V.shape[0])
+    return term
+
+
+class Divergence(Term):
+    """A divergence from the prior: a convex core with a closed-form ``linear_min``."""
+
+    curvature = "convex"
+    divergence = True
+
+    @property
+    def prior(self):
+        return self.posterior.prior
+
+
+class KLTerm(Divergence):
+    def core(self, q, rounding=0):
+        terms = rel_entr(q, self.prior)
+        if not np.all(np.isfinite(terms)):
+            return math.inf
+        on = q > 0
+        size = exact_sum(np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(self.prior[on])))
+        return float(nudge(exact_sum(terms) + rounding * (16 * _EPS * size + 1e-300), rounding))
+
+    def gradient(self, q):
+        with np.errstate(divide="ignore"):
+            return np.log(q) - np.log(self.prior) + 1
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        return cp.sum(cp.rel_entr(q, self.prior))
+
+    def linear_min(self, g, mu):
+        """``(q, lower)``: the minimizer of ``g @ q + mu KL(q||p)`` over the simplex,
+        the Gibbs posterior ``q ~ p exp(-g/mu)``, and its value ``-mu log sum p e^(-g/mu)``
+        rounded down. ``mu = 0`` gives the least ``g``."""
+        g = np.asarray(g, dtype=float)
+        if mu == 0:
+            q = (g == g.min()).astype(float)
+            return q / q.sum(), float(g.min())
+        with np.errstate(divide="ignore"):
+            logits = np.log(self.prior) - g / mu
+        lse = logsumexp(logits)
+        q = np.exp(logits - lse)
+        margin = 8 * _EPS * (abs(mu * lse) + np.max(np.abs(g)) + mu * (abs(lse) + math.log(g.size)))
+        return q, float(nudge(-mu * lse - margin, -1))
+
+
+class PowerTerm(Divergence):
+    """The moment ``M = sum p^(1 - alpha) q^alpha`` (``alpha = 2``: ``sum q^2 / p``), or
+    the Renyi divergence ``log(M) / (alpha - 1)`` when ``renyi``."""
+
+    def __init__(self, posterior, alpha, name, renyi=False):
+        super().__init__(posterior, name)
+        self.alpha, self.renyi = alpha, renyi
+
+    def core(self, q, rounding=0):
+        on = q > 0
+        if np.any(on & (self.prior == 0)):
+            return math.inf
+        with np.errstate(over="ignore"):
+            terms = np.exp(self.alpha * np.log(q[on]) + (1 - self.alpha) * np.log(self.prior[on]))
+        value = exact_sum(terms)
+        size = np.max(np.abs(np.log(q[on])) + np.abs(np.log(self.prior[on])), initial=0.0)
+        margin = 8 * _EPS * self.alpha * (size + 1) * value
+        return float(nudge(value + rounding * margin, rounding))
+
+    def transform(self, core, rounding=0):
+        core = np.asarray(core, dtype=float)
+        if not self.renyi:
+            return core
+        with np.errstate(divide="ignore"):
+            log_moment = nudge(np.log(nudge(core, rounding)), rounding)
+            return nudge(log_moment / (self.alpha - 1), rounding)
+
+    def gradient(self, q):
+        return self.alpha * (q / self.prior) ** (self.alpha - 1)
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        weights = self.prior ** (1 - self.alpha)
+        if self.alpha == 2:
+            return cp.sum(cp.multiply(weights, cp.square(q)))
+        return cp.sum(cp.multiply(weights, cp.power(q, self.alpha)))
+
+    def linear_min(self, g, mu):
+        """``(q, lower)`` for ``min g @ q + mu M(q)`` over the simplex. The dual
+        function ``h(nu) = nu - (1 - 1/alpha) sum_i (nu - g_i)_+ q_i(nu)``, with
+        ``q_i(nu) = p_i ((nu - g_i)_+ / (mu alpha))^(1/(alpha - 1))``, is a lower bound at
+        every ``nu`` (weak duality); ``nu`` solves ``sum q(nu) = 1`` by bisection."""
+        g = np.asarray(g, dtype=float)
+        if mu == 0:
+            q = (g == g.min()).astype(float)
+            return q / q.sum(), float(g.min())
+        # total(min g) = 0 and total(max g + mu alpha) >= sum p = 1
+        nu = _root_of_total(lambda v: self._mass(g, mu, v), g.min(), g.max() + mu * self.alpha)
+        q = self._mass(g, mu, nu, each=True)
+        gap = np.maximum(nu - g, 0.0)
+        lower = nu - (1 - 1 / self.alpha) * exact_sum(gap * q)
+        power = 1 + 1 / (self.alpha - 1)  # relative errors of q grow by this exponent
+        margin = 16 * _EPS * power * (abs(nu) + np.max(np.abs(g)) + exact_sum(gap * q))
+        return q / exact_sum(q), float(nudge(lower - margin, -1))
+
+    def _mass(self, g, mu, nu, each=False):
+        scaled = np.maximum(nu - g, 0.0) / (mu * self.alpha)
+        with np.errstate(over="ignore"):
+            q = self.prior * scaled ** (1 / (self.alpha - 1))
+        return q if each else float(np.sum(q))
+
+
+def KL(q: Posterior) -> KLTerm:
+    """``KL(q || p)`` against the posterior's prior (convex)."""
+    return KLTerm(q, "KL")
+
+
+def chi2(q: Posterior) -> PowerTerm:
+    """``sum_i q_i^2 / p_i = chi2(q || p) + 1``, the factor of the chi-squared bounds of
+    Sahu & Hemachandra (Theorem 1, alpha = 2)."""
+    return PowerTerm(q, 2.0, "chi2")
+
+
+def renyi(q: Posterior, alpha) -> PowerTerm:
+    """The Renyi divergence ``D_alpha(q || p) = log(sum q^alpha p^(1-alpha)) / (alpha - 1)``,
+    ``alpha > 1``: an increasing transform of a convex moment."""
+    return PowerTerm(q, check_order(alpha), f"renyi_{alpha:g}", renyi=True)
+
+
+def _root_of_total(total, lo, hi):
+    """The ``nu`` in ``[lo, hi]`` with ``total(nu) = 1`` (``total`` increasing,
+    ``total(lo) <= 1 <= total(hi)``), to the last bit."""
+    for _ in range(2200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if total(mid) < 1 else (lo, mid)
+    return hi
+
+
+def _vector(values, size, name):
+    values = real_array(values, name)
+    if values.shape != (size,):
+        raise ValueError(f"{name} must have one entry per voter ({size}), got shape {values.shape}")
+    if np.any(~np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
+        raise ValueError(f"{name} must lie in [0, 1]")
+    return values
+
+
+def _indicators(values, size, name, allowed):
+    M = real_array(values, name)
+    if M.ndim != 2 or M.shape[1] != size or M.shape[0] == 0:
+        raise ValueError(f"{name} must be an n x H matrix with H = {size}, got shape {M.shape}")
+    if not np.all(np.isin(M, allowed)):
+        raise ValueError(f"{name} must hold only {allowed[0]} and {allowed[1]}")
+    return M
+
+
+def _extreme_eigenvalues(M):
+    eigenvalues = np.linalg.eigvalsh(M)
+    return float(eigenvalues[0]), float(eigenvalues[-1])
