@@ -1,0 +1,125 @@
+"""Bounds on the risk of the ``q``-weighted majority vote, as declarations.
+
+Each function returns a declared bound (an expression for :class:`cvxpb.Minimize`),
+valid with probability at least ``1 - delta`` over the sample of size ``n`` the
+statistics were measured on:
+
+* :func:`first_order`: ``MV <= 2 L(q)`` and a PAC-Bayes bound on the Gibbs risk ``L``,
+  for every distance and divergence of :class:`cvxpb.Bound` (the factor 2: the vote
+  errs only where at least half of ``q`` errs, Markov's inequality);
+* :func:`tandem`: ``MV <= 4 T(q)`` with ``T`` the tandem risk (Masegosa, Lorenzen,
+  Igel and Seldin, 2020: second-order Markov), bounded through the product posterior
+  ``q x q`` against ``p x p`` on the {0, 1}-valued tandem loss. Its divergences are
+  those of one ``q``: ``KL(q x q || p x p) = 2 KL(q || p)``,
+  ``sum (q_i q_j)^2 / (p_i p_j) = (sum q_i^2 / p_i)^2`` and
+  ``D_alpha(q x q || p x p) = 2 D_alpha(q || p)``. With KL and the kl distance this
+  is Masegosa et al.'s TND bound; with chi2 and Renyi, Theorem 1 of Sahu &
+  Hemachandra on pairs, with the same binomial constants (the tandem loss is
+  {0, 1}-valued, so ``I_phi(n, alpha')`` is the one of a risk measured on ``n``).
+* :func:`pac_bayes_lambda`: ``MV <= 2 min_lambda [L / (1 - lambda/2)
+  + (KL + ln(2 sqrt(n) / delta_lambda)) / (lambda (1 - lambda/2) n)]`` (Thiemann,
+  Igel, Wintenberger and Seldin, 2017), over a grid of ``lambda`` in (0, 2) with the
+  union bound (``delta_lambda = delta / grid size``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, check_alpha, default_grid
+from cvxpb.constants import bound_constant, conjugate, log_bound_constant
+from cvxpb.declare import expressions as ex
+from cvxpb.declare.terms import KL, Posterior, chi2, gibbs_risk, renyi, tandem_risk
+from cvxpb.validation import check_choice, check_count, check_delta
+
+LAMBDA_GRID = np.geomspace(1e-3, 1.99, 40)
+
+
+def first_order(q: Posterior, risks, n, delta, distance="kl", divergence="kl", alpha=None):
+    """``2 x`` the PAC-Bayes bound on the Gibbs risk ``risks @ q`` (``distance`` and
+    ``divergence`` as in :class:`cvxpb.Bound`)."""
+    return 2 * _pac_bayes(gibbs_risk(q, risks), q, n, delta, distance, divergence, alpha, 1)
+
+
+def tandem(
+    q: Posterior,
+    errors=None,
+    n=None,
+    delta=0.05,
+    distance="kl",
+    divergence="kl",
+    alpha=None,
+    *,
+    matrix=None,
+):
+    """``4 x`` a PAC-Bayes bound on the tandem risk; ``errors`` is the ``n x H`` 0/1
+    error matrix of the voters on one sample (or ``matrix=`` the tandem rates and ``n``
+    the least number of examples any pair's rate was measured on)."""
+    term = tandem_risk(q, errors, matrix=matrix)
+    if n is None:
+        if errors is None:
+            raise ValueError("tandem needs n, the sample size of the tandem rates, with matrix=")
+        n = np.shape(errors)[0]
+    return 4 * _pac_bayes(term, q, n, delta, distance, divergence, alpha, 2)
+
+
+def pac_bayes_lambda(q: Posterior, risks, n, delta, grid=LAMBDA_GRID):
+    """``2 x`` Thiemann et al.'s PAC-Bayes-lambda bound, least over ``grid``."""
+    n, delta = check_count(n, "n"), check_delta(delta)
+    grid = np.asarray(grid, dtype=float)
+    if grid.ndim != 1 or grid.size == 0 or np.any(~((grid > 0) & (grid < 2))):
+        raise ValueError("grid must be a non-empty 1-d array of lambda values in (0, 2)")
+    L, K = gibbs_risk(q, risks), KL(q)
+
+    def at(lam, share):
+        scale = 1 - lam / 2
+        return L / scale + (K + np.log(2 * np.sqrt(n) / share)) / (lam * scale * n)
+
+    return 2 * ex.union_min(at, grid, delta)
+
+
+def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
+    """A bound on the true value of ``risk`` (a {0, 1}-loss average under ``q`` or, for
+    ``copies = 2``, under ``q x q``) as a declared expression."""
+    n, delta = check_count(n, "n"), check_delta(delta)
+    check_choice(divergence, "divergence", tuple(DISTANCES_BY_DIVERGENCE))
+    check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
+    alpha = check_alpha(divergence, alpha)
+    if divergence == "kl":
+        return _kl_bound(risk, copies * KL(q), n, delta, distance)
+    if divergence == "chi2":
+        constant = bound_constant(distance, n, "exact", 2.0) / delta
+        moment = chi2(q)  # the pair's sum is this one squared
+        complexity = moment * np.sqrt(constant) if copies == 2 else ex.sqrt(moment * constant)
+    else:
+        log_constant = log_bound_constant(distance, n, "exact", alpha) - np.log(delta)
+        complexity = ex.exp((copies * renyi(q, alpha) + log_constant) / conjugate(alpha))
+    return _invert(risk, complexity, distance)
+
+
+def _kl_bound(risk, divergence, n, delta, distance):
+    if distance in ("kl", "sq"):
+        complexity = (divergence + np.log(2 * np.sqrt(n) / delta)) / n
+        return _invert(risk, complexity if distance == "kl" else complexity / 2, distance)
+    grid = default_grid(distance, n)
+    if distance == "linear":
+        return ex.union_min(
+            lambda lam, share: risk + (divergence + np.log(1 / share)) / lam + lam / (8 * n),
+            grid,
+            delta,
+        )
+    return ex.union_min(  # Catoni
+        lambda C, share: (
+            (1 - ex.exp(-C * risk - (divergence + np.log(1 / share)) / n)) / -np.expm1(-C)
+        ),
+        grid,
+        delta,
+    )
+
+
+def _invert(risk, complexity, distance):
+    if distance == "linear":
+        return risk + complexity
+    if distance == "sq":
+        return risk + ex.sqrt(complexity)
+    return ex.kl_inverse(risk, complexity)

@@ -1,0 +1,326 @@
+"""Bounds by declaration: terms against their CVXPY expressions and finite differences,
+atoms' rounding and monotonicity, the composition rule, and the Pareto search against
+``method="exact"``, a multistart optimizer and brute force."""
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+
+import cvxpb as pb
+from cvxpb.declare import majority_vote as mv
+from cvxpb.declare.pareto import Values
+from cvxpb.kl import kl_inv_upper
+
+PAIRS = [
+    ("kl", "kl"),
+    ("sq", "kl"),
+    ("linear", "kl"),
+    ("catoni", "kl"),
+    ("linear", "chi2"),
+    ("sq", "chi2"),
+    ("kl", "chi2"),
+    ("kl", "renyi"),
+]
+
+
+def _voters(seed, n=300, H=8):
+    """Error indicators of H correlated voters on n examples."""
+    rng = np.random.default_rng(seed)
+    skill = rng.uniform(0.15, 0.45, H)
+    common = rng.uniform(size=n)
+    return ((0.5 * rng.uniform(size=(n, H)) + 0.5 * common[:, None]) < skill).astype(float)
+
+
+@pytest.mark.parametrize(("distance", "divergence"), PAIRS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_first_order_bounds_match_the_exact_method(distance, divergence, seed):
+    """Twice the Gibbs bounds, declared, against BoundProblem's closed-form families:
+    the same minimum, and each method's lower bound below the other's value."""
+    rng = np.random.default_rng(seed)
+    H, m = 25, 400
+    risks, prior = rng.uniform(0.05, 0.45, H), rng.dirichlet(np.ones(H))
+    alpha = 1.5 if divergence == "renyi" else None
+    q = pb.Posterior(prior)
+    ours = pb.Minimize(mv.first_order(q, risks, m, 0.05, distance, divergence, alpha)).solve()
+    exact = pb.BoundProblem(risks, m, 0.05, distance, divergence, prior=prior, alpha=alpha)
+    exact = exact.solve()
+    assert ours.status == "optimal"
+    assert ours.bound / 2 == pytest.approx(exact.bound, abs=2e-7)
+    assert ours.certificate.lower_bound / 2 <= exact.bound
+    assert exact.certificate.lower_bound <= ours.bound / 2
+    assert ours.posterior.sum() == pytest.approx(1)
+
+
+def _tandem_objective(E, delta, divergence):
+    n, H = E.shape
+    T_hat = E.T @ E / n
+
+    def value(z):
+        w = np.exp(z - z.max())
+        w /= w.sum()
+        if divergence == "kl":
+            e = (2 * np.sum(w * np.log(w * H + 1e-300)) + np.log(2 * np.sqrt(n) / delta)) / n
+        else:
+            e = np.sum(w**2 * H) * np.sqrt(pb.bound_constant("kl", n) / delta)
+        return 4 * kl_inv_upper(min(w @ T_hat @ w, 1.0), e)
+
+    return value
+
+
+@pytest.mark.parametrize("divergence", ["kl", "chi2"])
+@pytest.mark.parametrize(
+    "seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
+)
+def test_tandem_bound_is_never_above_a_multistart_optimizer(divergence, seed):
+    """TND (KL) and the chi-squared tandem bound: the certified value is within the
+    solver's tolerance (1e-7) of the best of 12 BFGS runs on a softmax parametrization
+    or below it, and the proven lower bound is below it."""
+    E = _voters(seed)
+    q = pb.Posterior.uniform(E.shape[1])
+    res = pb.Minimize(mv.tandem(q, E, delta=0.05, divergence=divergence)).solve()
+    assert res.status == "optimal"
+    objective = _tandem_objective(E, 0.05, divergence)
+    rng = np.random.default_rng(seed)
+    starts = [rng.normal(size=E.shape[1]) * s for s in (0, 0.5, 1, 2) for _ in range(3)]
+    best = min(minimize(objective, z, method="BFGS").fun for z in starts)
+    assert res.bound <= best + 1e-7
+    assert res.certificate.lower_bound <= best
+    assert res.bound - best > -1e-5  # the optimizers agree: same bound declared twice
+
+
+def test_tandem_bound_against_brute_force_on_three_voters():
+    E = _voters(7, n=200, H=3)
+    q = pb.Posterior.uniform(3)
+    res = pb.Minimize(mv.tandem(q, E, delta=0.1)).solve()
+    n, T_hat = 200, E.T @ E / 200
+    a, b = np.meshgrid(np.linspace(0, 1, 401), np.linspace(0, 1, 401))
+    w = np.stack([a.ravel(), b.ravel(), 1 - a.ravel() - b.ravel()], axis=1)
+    w = w[w[:, 2] >= 0]
+    kl = np.sum(np.where(w > 0, w * np.log(np.where(w > 0, 3 * w, 1.0)), 0.0), axis=1)
+    tandem = np.einsum("ki,ij,kj->k", w, T_hat, w)
+    values = 4 * kl_inv_upper(np.minimum(tandem, 1), (2 * kl + np.log(2 * np.sqrt(n) / 0.1)) / n)
+    assert res.certificate.lower_bound <= values.min()
+    assert res.bound <= values.min() + 1e-7
+    assert values.min() - res.bound < 1e-4  # the grid's resolution
+
+
+def test_product_posterior_identities():
+    """KL, the chi-squared sum and the Renyi divergence of q x q against p x p."""
+    rng = np.random.default_rng(0)
+    p, w = rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6))
+    pp, ww = np.outer(p, p).ravel(), np.outer(w, w).ravel()
+    q, qq = pb.Posterior(p), pb.Posterior(pp)
+    assert pb.KL(qq).value(ww) == pytest.approx(2 * pb.KL(q).value(w), rel=1e-13)
+    assert pb.chi2(qq).value(ww) == pytest.approx(pb.chi2(q).value(w) ** 2, rel=1e-13)
+    assert pb.renyi(qq, 1.7).value(ww) == pytest.approx(2 * pb.renyi(q, 1.7).value(w), rel=1e-12)
+
+
+def _terms(seed):
+    rng = np.random.default_rng(seed)
+    H = 7
+    q = pb.Posterior(rng.dirichlet(np.ones(H)))
+    votes = np.where(rng.uniform(size=(50, H)) < 0.7, 1.0, -1.0)
+    return [
+        pb.gibbs_risk(q, rng.uniform(size=H)),
+        pb.tandem_risk(q, (rng.uniform(size=(50, H)) < 0.3).astype(float)),
+        pb.disagreement(q, votes),
+        pb.KL(q),
+        pb.chi2(q),
+        pb.renyi(q, 2.5),
+    ]
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_each_term_value_gradient_and_expression_agree(index):
+    term = _terms(0)[index]
+    w = np.random.default_rng(1).dirichlet(np.ones(7))
+    variable = cp.Variable(7)
+    variable.value = w
+    core = term.core(w)
+    assert term.expr(variable).value == pytest.approx(core, rel=1e-12)
+    assert term.core(w, -1) <= core <= term.core(w, +1)
+    step = 1e-6
+    for i in range(7):
+        e = np.zeros(7)
+        e[i] = step
+        numeric = (term.core(w + e) - term.core(w - e)) / (2 * step)
+        assert term.gradient(w)[i] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+
+
+def test_disagreement_is_concave_and_the_vote_identity_holds():
+    """For votes in {-1, +1}: d(q) = (1 - |V q|^2 / n) / 2 on the simplex."""
+    rng = np.random.default_rng(2)
+    V = np.where(rng.uniform(size=(40, 5)) < 0.6, 1.0, -1.0)
+    q = pb.Posterior.uniform(5)
+    d = pb.disagreement(q, V)
+    w = rng.dirichlet(np.ones(5))
+    assert d.curvature == "concave"
+    assert d.value(w) == pytest.approx((1 - np.sum((V @ w) ** 2) / 40) / 2, rel=1e-13)
+    assert pb.tandem_risk(q, (V < 0).astype(float)).curvature == "convex"
+    indefinite = np.array([[0.0, 1.0], [1.0, 0.0]])
+    assert pb.tandem_risk(pb.Posterior.uniform(2), matrix=indefinite).curvature == "indefinite"
+
+
+@pytest.mark.parametrize("index", [3, 4, 5])
+@pytest.mark.parametrize("mu", [1e-3, 0.3, 20.0])
+def test_linear_min_lower_bound_brackets_the_convex_program(index, mu):
+    """``min g @ q + mu B(q)`` by the closed forms against Clarabel: the closed form's
+    posterior is at least as good as Clarabel's (projected onto the simplex), and the
+    dual lower bound is below both and within 1e-9 of the closed form's value."""
+    term = _terms(3)[index]
+    g = np.random.default_rng(4).uniform(-1, 1, 7)
+    q, lower = term.linear_min(g, mu)
+    variable = cp.Variable(7, nonneg=True)
+    problem = cp.Problem(
+        cp.Minimize(g @ variable + mu * term.expr(variable)), [cp.sum(variable) == 1]
+    )
+    with warnings.catch_warnings():  # Clarabel may call tiny mu "inaccurate"
+        warnings.simplefilter("ignore", UserWarning)
+        problem.solve(solver="CLARABEL")
+    theirs = np.maximum(variable.value, 0)
+    theirs /= theirs.sum()
+
+    def objective(w):
+        return g @ w + mu * term.core(w)
+
+    assert q.sum() == pytest.approx(1, abs=1e-14)
+    assert lower <= objective(q) < lower + 1e-9
+    assert objective(q) <= objective(theirs) + 1e-12
+    assert objective(theirs) - lower < 1e-7
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    x=st.floats(1e-6, 0.9),
+    y=st.floats(1e-6, 5.0),
+    atom=st.sampled_from(["sqrt", "log", "exp", "inv", "kl_inverse", "kl_inverse_lower", "pow"]),
+)
+def test_atoms_round_outward_and_are_monotone_as_declared(x, y, atom):
+    """``evaluate(-1) <= evaluate(0) <= evaluate(+1)``, and moving an argument up moves
+    the value the way the atom's declared monotonicity says."""
+    q = pb.Posterior.uniform(2)
+    a, b = pb.gibbs_risk(q, [1.0, 0.0]), pb.KL(q)
+    build = {
+        "sqrt": lambda: pb.sqrt(a),
+        "log": lambda: pb.log(b),
+        "exp": lambda: pb.exp(b),
+        "inv": lambda: pb.inv(b),
+        "kl_inverse": lambda: pb.kl_inverse(a, b),
+        "kl_inverse_lower": lambda: pb.kl_inverse_lower(a, b),
+        "pow": lambda: a**1.7,
+    }[atom]()
+
+    def at(xa, yb, rounding):
+        values = Values(coordinates={a: np.float64(xa), b: np.float64(yb)}, signs={a: 1, b: 1})
+        return float(build.evaluate(values, rounding))
+
+    low, mid, high = (at(x, y, r) for r in (-1, 0, 1))
+    assert low <= mid <= high
+    for term, (xa, yb) in ((a, (x * 1.01, y)), (b, (x, y * 1.01))):
+        sign = next(iter(build.leaves().get(term, {0})))
+        moved = at(xa, yb, 0)
+        if sign > 0:
+            assert moved >= low
+        elif sign < 0:
+            assert moved <= high
+
+
+def test_the_composition_rule_names_what_breaks_it():
+    q = pb.Posterior.uniform(3)
+    L, K = pb.gibbs_risk(q, [0.1, 0.2, 0.3]), pb.KL(q)
+    votes = np.array([[1.0, -1.0, 1.0], [1.0, 1.0, -1.0]])
+    with pytest.raises(pb.DeclarationError, match="decreasing in KL, which is convex"):
+        pb.Minimize(L - K)
+    with pytest.raises(pb.DeclarationError, match="increasing in disagreement, which is concave"):
+        pb.Minimize(L + pb.disagreement(q, votes))
+    with pytest.raises(pb.DeclarationError, match="increases in KL in one place and decreases"):
+        pb.Minimize(pb.kl_inverse_lower(L + K, K))
+    with pytest.raises(pb.DeclarationError, match="only a product with a number"):
+        pb.Minimize(L * K)
+    with pytest.raises(pb.DeclarationError, match="same Posterior"):
+        pb.Minimize(L + pb.KL(pb.Posterior.uniform(3)))
+    with pytest.raises(pb.DeclarationError, match="indefinite"):
+        pb.Minimize(pb.tandem_risk(q, matrix=np.eye(3)[::-1] * 0.5 + np.eye(3) * 0.1) + K)
+    with pytest.raises(pb.DeclarationError, match="finite number"):
+        pb.Minimize(L + np.nan)
+    with pytest.raises(ValueError, match="prior must sum to 1"):
+        pb.Posterior([0.5, 0.6])
+    with pytest.raises(ValueError, match=r"risks must lie in \[0, 1\]"):
+        pb.gibbs_risk(q, [0.1, 2.0, 0.3])
+
+
+def test_explain_states_terms_rule_and_method():
+    q = pb.Posterior.uniform(4)
+    text = pb.Minimize(mv.tandem(q, _voters(0, H=4), delta=0.05)).explain()
+    assert "tandem_risk: convex in q; the bound is increasing in it" in text
+    assert "KL: convex in q" in text
+    assert "Pareto branch and bound" in text
+
+
+def test_a_concave_term_enters_decreasingly():
+    """``L - d/2 + KL/n``-type declarations: decreasing in the disagreement (concave)
+    is allowed, and the certified minimum matches a multistart optimizer."""
+    rng = np.random.default_rng(5)
+    V = np.where(rng.uniform(size=(60, 5)) < 0.65, 1.0, -1.0)
+    q = pb.Posterior.uniform(5)
+    d = pb.disagreement(q, V)
+    bound = 1 - d + 0.05 * pb.chi2(q)
+    res = pb.Minimize(bound).solve()
+    D_hat = d.matrix
+
+    def objective(z):
+        w = np.exp(z - z.max())
+        w /= w.sum()
+        return 1 - w @ D_hat @ w + 0.05 * np.sum(w**2 * 5)
+
+    best = min(minimize(objective, rng.normal(size=5) * s).fun for s in (0, 1, 2) for _ in range(4))
+    assert res.status == "optimal"
+    assert res.bound <= best + 1e-7
+    assert res.certificate.lower_bound <= best
+
+
+@pytest.mark.parametrize("pieces", [1, 4])
+@pytest.mark.parametrize(("distance", "divergence"), [("kl", "kl"), ("sq", "chi2")])
+def test_an_unfinished_search_still_proves_a_lower_bound(monkeypatch, pieces, distance, divergence):
+    """Stopped after its first 21 programs, with edges cut in few pieces, the search's
+    lower bound is still below the true minimum (from the exact method), and the gap
+    it reports is what remains."""
+    from cvxpb.declare import pareto
+
+    monkeypatch.setattr(pareto, "PIECES", pieces)
+    rng = np.random.default_rng(8)
+    risks = rng.uniform(0.05, 0.45, 40)
+    q = pb.Posterior.uniform(40)
+    bound = mv.first_order(q, risks, 200, 0.05, distance, divergence)
+    res = pb.Minimize(bound).solve(max_solves=21)
+    exact = pb.BoundProblem(risks, 200, 0.05, distance, divergence).solve()
+    assert res.status == "optimal_inaccurate"
+    assert res.certificate.lower_bound / 2 <= exact.certificate.lower_bound
+    assert res.bound / 2 >= exact.bound - 1e-12
+    assert res.certificate.gap == pytest.approx(res.bound - res.certificate.lower_bound)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    mu=st.floats(1e-9, 1e3),
+    c=st.floats(-5, 5),
+    lo=st.floats(0, 10),
+    width=st.floats(1e-12, 10),
+    t=st.floats(0, 1),
+)
+def test_every_point_of_an_edge_lies_above_right_of_its_piece_corner(mu, c, lo, width, t):
+    """The corners ``G`` is bounded at: each point ``(c - mu b, b)`` of the edge is, in
+    both coordinates, at least the corner of the piece it lies in."""
+    from cvxpb.declare.pareto import _corners
+
+    hi = lo + width
+    a_corner, b_corner = _corners(mu, c, lo, hi)
+    b = lo + t * (hi - lo)
+    a = c - mu * b
+    below = (a_corner <= a) & (b_corner <= b)
+    assert np.any(below)
