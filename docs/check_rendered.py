@@ -19,7 +19,15 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 TABLE_PAGES = ("stochastic_svm", "prior_svm", "minimax_results", "slt_gp")
-FORMULA_PAGES = ("convex_programs", "exact", "constants", "nonconvex", "minimax", "prior_svm")
+FORMULA_PAGES = (
+    "convex_programs",
+    "exact",
+    "constants",
+    "nonconvex",
+    "declare",
+    "minimax",
+    "prior_svm",
+)
 
 STATE = """
 const done = arguments[arguments.length - 1];
