@@ -324,3 +324,32 @@ def test_every_point_of_an_edge_lies_above_right_of_its_piece_corner(mu, c, lo, 
     a = c - mu * b
     below = (a_corner <= a) & (b_corner <= b)
     assert np.any(below)
+
+
+def test_one_term_bounds_and_constants():
+    """One term: its own minimum with its proof (the prior for a divergence, Clarabel
+    and Frank-Wolfe for the tandem risk); no term: the constant."""
+    q = pb.Posterior.uniform(5)
+    res = pb.Minimize(pb.sqrt(pb.KL(q)) + 0.1).solve()
+    assert res.certificate.lower_bound <= 0.1 <= res.bound < 0.1 + 1e-6
+    assert np.allclose(res.posterior, 0.2)
+    E = _voters(3, n=60, H=5)
+    res = pb.Minimize(4 * pb.tandem_risk(q, E)).solve()
+    w = cp.Variable(5, nonneg=True)
+    least = cp.Problem(cp.Minimize(cp.sum_squares(E @ w) / 60), [cp.sum(w) == 1])
+    least.solve(solver="CLARABEL")
+    assert res.status == "optimal"
+    assert res.certificate.lower_bound <= 4 * least.value + 1e-9
+    assert res.bound == pytest.approx(4 * least.value, abs=1e-7)
+    assert pb.Minimize(pb.minimum(0.3, 0.5)).solve().bound == 0.3
+
+
+def test_a_tolerance_out_of_reach_ends_with_the_gap_it_reached():
+    """``tol`` far below what floating point can certify: the search stops (no new
+    ``mu`` to try, or the budget) and says ``optimal_inaccurate`` with its gap."""
+    q = pb.Posterior.uniform(10)
+    risks = np.linspace(0.1, 0.4, 10)
+    res = pb.Minimize(mv.first_order(q, risks, 100, 0.05)).solve(tol=1e-300, max_solves=60)
+    assert res.status == "optimal_inaccurate"
+    assert 0 < res.certificate.gap < 1e-6
+    assert res.iterations <= 62

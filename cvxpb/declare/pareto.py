@@ -74,7 +74,7 @@ class ParetoSearch:
 
     def __init__(self, bound, terms, signs, solver="CLARABEL"):
         self.bound, self.signs, self.solver = bound, signs, solver
-        self.A, self.B = terms
+        self.A, self.B = terms[0], terms[-1]
         self.solved: list[Solved] = []
 
     def oriented(self, term, q, rounding):
@@ -93,23 +93,41 @@ class ParetoSearch:
         while True:
             lower, edge = self.lower_bound()
             upper = min(s.value for s in self.solved)
-            if upper - lower <= tol or len(self.solved) >= max_solves:
+            new = self._new_mus(edge)
+            if upper - lower <= tol or len(self.solved) >= max_solves or not new:
                 break
-            for mu in self._new_mus(edge):
+            for mu in new:
                 self._solve(mu)
         best = min(self.solved, key=lambda s: s.value)
         return best, lower, time.perf_counter() - start
 
+    def run_single(self):
+        """A bound of one term: the term's least value, with its proof."""
+        start = time.perf_counter()
+        q, least = self._alone(self.A)
+        q = np.maximum(q, 0.0)
+        q /= exact_sum(q)
+        self.solved.append(Solved(0.0, q, least, self.value_at(q)))
+        values = Values(coordinates={self.A: np.float64(least)}, signs=self.signs)
+        return self.solved[0], float(self.bound.evaluate(values, -1)), time.perf_counter() - start
+
     def _least(self, term) -> float:
         """A lower bound on the oriented term over the simplex."""
+        return self._alone(term)[1]
+
+    def _alone(self, term):
+        """``(q, lower)``: a posterior near the oriented term's minimum and a lower bound
+        on it (closed form for divergences and affine terms, else Clarabel and
+        Frank-Wolfe)."""
         zeros = np.zeros(term.posterior.size)
         if self.signs[term] > 0 and term.divergence:
-            return term.linear_min(zeros, 1.0)[1]
+            return term.linear_min(zeros, 1.0)
         if term.curvature == "affine":
             g = self.signs[term] * term.gradient(zeros)
-            return float(nudge(np.min(g), -1))
+            vertex = (g == g.min()).astype(float)
+            return vertex / vertex.sum(), float(nudge(np.min(g), -1))
         q = self._program(term, None, 0.0)
-        return self._frank_wolfe(term, None, 0.0, q)
+        return q, self._frank_wolfe(term, None, 0.0, q)
 
     def _solve(self, mu):
         q, lower = self._scalarized(mu)

@@ -74,9 +74,8 @@ class Minimize:
                 f"{n} posterior terms ({', '.join(t.name for t in self.terms)}): this version "
                 "certifies bounds of one or two terms only"
             )
-        terms = self.terms if n == 2 else [self.terms[0], _Zero(self.terms[0].posterior)]
-        search = ParetoSearch(self.bound, terms, {**self.signs, terms[1]: 1}, solver)
-        best, lower, seconds = search.run(tol, max_solves)
+        search = ParetoSearch(self.bound, self.terms, self.signs, solver)
+        best, lower, seconds = search.run(tol, max_solves) if n == 2 else search.run_single()
         gap = best.value - lower
         status = "optimal" if gap <= tol else "optimal_inaccurate"
         values = {t.name: t.value(best.q) for t in self.terms}
@@ -84,26 +83,6 @@ class Minimize:
         return _result(
             best.value, best.q, status, seconds, len(search.solved), lower, values, certificate
         )
-
-
-class _Zero:
-    """A stand-in second term for one-term bounds (constant 0)."""
-
-    divergence = False
-    curvature = "affine"
-    name = "zero"
-
-    def __init__(self, posterior):
-        self.posterior = posterior
-
-    def core(self, q, rounding=0):
-        return 0.0
-
-    def gradient(self, q):
-        return np.zeros(self.posterior.size)
-
-    def expr(self, q):
-        return 0 * q[0]
 
 
 def _signs(bound) -> dict:
