@@ -24,11 +24,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import logsumexp, rel_entr
+from scipy.special import logsumexp
 
 from cvxpb.constants import check_order
 from cvxpb.declare.expressions import Expression
 from cvxpb.distances import nudge
+from cvxpb.divergences import KLDivergence
 from cvxpb.summation import exact_sum
 from cvxpb.validation import check_distribution, real_array
 
@@ -228,22 +229,24 @@ class Divergence(Term):
 
 
 class KLTerm(Divergence):
+    """``KL(q || p)``: value, rounding error, gradient and expression are those of
+    :class:`cvxpb.divergences.KLDivergence`."""
+
+    _kl = KLDivergence()
+
     def core(self, q, rounding=0):
-        terms = rel_entr(q, self.prior)
-        if not np.all(np.isfinite(terms)):
+        value = self._kl.value(q, self.prior)
+        if not math.isfinite(value):
             return math.inf
-        on = q > 0
-        size = exact_sum(np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(self.prior[on])))
-        return float(nudge(exact_sum(terms) + rounding * (16 * _EPS * size + 1e-300), rounding))
+        margin = self._kl.rounding_error(q, self.prior)
+        return float(nudge(value + rounding * margin, rounding))
 
     def gradient(self, q):
         with np.errstate(divide="ignore"):
-            return np.log(q) - np.log(self.prior) + 1
+            return self._kl.gradient(q, self.prior)
 
     def expr(self, q):
-        import cvxpy as cp
-
-        return cp.sum(cp.rel_entr(q, self.prior))
+        return self._kl.expr(q, self.prior)
 
     def linear_min(self, g, mu):
         """``(q, lower)``: the minimizer of ``g @ q + mu KL(q||p)`` over the simplex,
