@@ -54,6 +54,7 @@ _EXPORTS = {
     "disagreement": "cvxpb.declare",
     "kl_inverse": "cvxpb.declare",
     "kl_inverse_lower": "cvxpb.declare",
+    "c_bound": "cvxpb.declare",
     "sqrt": "cvxpb.declare",
     "log": "cvxpb.declare",
     "exp": "cvxpb.declare",
@@ -65,6 +66,7 @@ _EXPORTS = {
 __all__ = [
     "Bound",
     "bound_constant",
+    "c_bound",
     "BoundProblem",
     "Certificate",
     "chi2",

@@ -17,6 +17,7 @@ The composition rule is in :mod:`cvxpb.declare.expressions`, the terms in
 
 from cvxpb.declare.expressions import (
     DeclarationError,
+    c_bound,
     exp,
     inv,
     kl_inverse,
@@ -43,6 +44,7 @@ __all__ = [
     "DeclarationError",
     "Minimize",
     "Posterior",
+    "c_bound",
     "chi2",
     "disagreement",
     "exp",

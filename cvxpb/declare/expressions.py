@@ -257,6 +257,27 @@ class Extreme(Expression):
         return f"{name}({', '.join(map(repr, self.args))})"
 
 
+class CBound(Expression):
+    """The C-bound ``1 - (1 - 2 min(R, 1/2))^2 / (1 - 2 D)`` (Germain et al., 2015) of a
+    bound ``R`` on the Gibbs risk and ``D`` on the disagreement: increasing in ``R``,
+    decreasing in ``D``. ``R >= 1/2`` gives 1; ``D`` is clipped into ``[0, 1/2)``
+    (where ``R < 1/2`` holds, the true disagreement is below ``2 R (1 - R) < 1/2``)."""
+
+    monotonicity = (1, -1)
+
+    def _apply(self, arguments, rounding):
+        R, D = np.broadcast_arrays(*arguments)
+        margin = nudge(1 - 2 * np.minimum(R, 0.5), -rounding)
+        squared = nudge(np.maximum(margin, 0.0) ** 2, -rounding)
+        spread = nudge(1 - 2 * np.clip(D, 0.0, 0.5), rounding)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = nudge(np.where(squared > 0, squared / spread, 0.0), -rounding)
+        return np.where(R >= 0.5, 1.0, nudge(1 - ratio, rounding))
+
+    def __repr__(self):
+        return f"c_bound({self.args[0]!r}, {self.args[1]!r})"
+
+
 def sqrt(x) -> Expression:
     return Power(x, 0.5)
 
@@ -282,6 +303,13 @@ def kl_inverse_lower(L, e) -> Expression:
     """The lower kl inverse ``inf {r : kl(L, r) <= e}``: increasing in ``L``, decreasing
     in ``e``."""
     return KLInverse(L, e, upper=False)
+
+
+def c_bound(R, D) -> Expression:
+    """``1 - (1 - 2 R)^2 / (1 - 2 D)`` for ``R < 1/2`` (else 1): the C-bound on the
+    majority vote's risk from a bound ``R`` on the Gibbs risk and ``D`` on the
+    disagreement; increasing in ``R``, decreasing in ``D``."""
+    return CBound(R, D)
 
 
 def minimum(*args) -> Expression:

@@ -16,6 +16,14 @@ statistics were measured on:
   is Masegosa et al.'s TND bound; with chi2 and Renyi, Theorem 1 of Sahu &
   Hemachandra on pairs, with the same binomial constants (the tandem loss is
   {0, 1}-valued, so ``I_phi(n, alpha')`` is the one of a risk measured on ``n``).
+* :func:`c_bound`: the C-bound ``1 - (1 - 2 L)^2 / (1 - 2 d)`` at an upper bound on the
+  Gibbs risk ``L`` and a lower bound on the disagreement ``d`` (Germain, Lacasse,
+  Laviolette, Marchand and Roy, 2015, their PAC-Bound 1, or PAC-Bound 0 when the
+  disagreement is measured on a larger unlabeled sample), ``delta / 2`` each;
+* :func:`disagreement_bound`: ``MV <= 4 L - 2 d`` with the same two bounds
+  (Masegosa et al., 2020, the DIS bound). These two are binary-class bounds of three
+  terms (the Gibbs risk, the disagreement and KL), solved by a local search whose
+  status says so (:mod:`cvxpb.declare.local`);
 * :func:`pac_bayes_lambda`: ``MV <= 2 min_lambda [L / (1 - lambda/2)
   + (KL + ln(2 sqrt(n) / delta_lambda)) / (lambda (1 - lambda/2) n)]`` (Thiemann,
   Igel, Wintenberger and Seldin, 2017), over a grid of ``lambda`` in (0, 2) with the
@@ -29,7 +37,15 @@ import numpy as np
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, check_alpha, default_grid
 from cvxpb.constants import bound_constant, conjugate, log_bound_constant
 from cvxpb.declare import expressions as ex
-from cvxpb.declare.terms import KL, Posterior, chi2, gibbs_risk, renyi, tandem_risk
+from cvxpb.declare.terms import (
+    KL,
+    Posterior,
+    chi2,
+    disagreement,
+    gibbs_risk,
+    renyi,
+    tandem_risk,
+)
 from cvxpb.validation import check_choice, check_count, check_delta
 
 LAMBDA_GRID = np.geomspace(1e-3, 1.99, 40)
@@ -61,6 +77,42 @@ def tandem(
             raise ValueError("tandem needs n, the sample size of the tandem rates, with matrix=")
         n = np.shape(errors)[0]
     return 4 * _pac_bayes(term, q, n, delta, distance, divergence, alpha, 2)
+
+
+def c_bound(q: Posterior, risks, n, votes=None, delta=0.05, *, matrix=None, n_disagreement=None):
+    """The PAC-Bayesian C-bound of two kl bounds (``delta / 2`` each, with
+    ``2 sqrt(n)`` for Maurer's ``xi(n)``): ``risks`` the voters' empirical risks on
+    ``n`` labeled examples; ``votes`` their ``n' x H`` outputs in two classes (``n'``
+    may count unlabeled examples too), or ``matrix=`` pairwise disagreement rates
+    measured on at least ``n_disagreement`` examples each."""
+    upper, lower = _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement)
+    return ex.c_bound(ex.minimum(upper, 0.5), lower)
+
+
+def disagreement_bound(
+    q: Posterior, risks, n, votes=None, delta=0.05, *, matrix=None, n_disagreement=None
+):
+    """Masegosa et al.'s DIS bound ``4 L - 2 d`` with the two kl bounds of
+    :func:`c_bound` (arguments as there)."""
+    upper, lower = _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement)
+    return 4 * upper - 2 * lower
+
+
+def _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement):
+    """An upper kl bound on the Gibbs risk and a lower one on the disagreement (of
+    ``q x q``, hence ``2 KL``), each at ``delta / 2``."""
+    n, delta = check_count(n, "n"), check_delta(delta)
+    if votes is not None:
+        if len(np.unique(np.asarray(votes))) > 2:
+            raise ValueError("votes must hold two classes: the C-bound and DIS are binary bounds")
+        n_disagreement = np.shape(votes)[0]
+    elif matrix is None or n_disagreement is None:
+        raise ValueError("give votes (n' x H outputs) or matrix= with n_disagreement")
+    m = check_count(n_disagreement, "n_disagreement")
+    L, d, K = gibbs_risk(q, risks), disagreement(q, votes, matrix=matrix), KL(q)
+    upper = ex.kl_inverse(L, (K + np.log(4 * np.sqrt(n) / delta)) / n)
+    lower = ex.kl_inverse_lower(d, (2 * K + np.log(4 * np.sqrt(m) / delta)) / m)
+    return upper, lower
 
 
 def pac_bayes_lambda(q: Posterior, risks, n, delta, grid=LAMBDA_GRID):

@@ -76,10 +76,24 @@ class ParetoSearch:
         self.bound, self.signs, self.solver = bound, signs, solver
         self.A, self.B = terms[0], terms[-1]
         self.solved: list[Solved] = []
+        self.convex = {t: t.minorant(s) for t, s in signs.items()}
 
     def oriented(self, term, q, rounding):
         s = self.signs[term]
         return s * term.core(q, s * rounding)
+
+    def lower_value(self, term, q) -> float:
+        """The oriented term at ``q`` rounded down, or its convex minorant's value."""
+        minorant = self.convex[term]
+        return self.oriented(term, q, -1) if minorant is None else minorant.core(q, -1)
+
+    def lower_gradient(self, term, q):
+        minorant = self.convex[term]
+        return self.signs[term] * term.gradient(q) if minorant is None else minorant.gradient(q)
+
+    def convex_expr(self, term, q):
+        minorant = self.convex[term]
+        return self.signs[term] * term.expr(q) if minorant is None else minorant.expr(q)
 
     def value_at(self, q) -> float:
         return float(self.bound.evaluate(Values(q), +1))
@@ -126,8 +140,9 @@ class ParetoSearch:
             g = self.signs[term] * term.gradient(zeros)
             vertex = (g == g.min()).astype(float)
             return vertex / vertex.sum(), float(nudge(np.min(g), -1))
-        q = self._program(term, None, 0.0)
-        return q, self._frank_wolfe(term, None, 0.0, q)
+        weighted = [(term, 1.0)]
+        q = self._program(weighted)
+        return q, self._frank_wolfe(weighted, q)
 
     def _solve(self, mu):
         q, lower = self._scalarized(mu)
@@ -137,43 +152,46 @@ class ParetoSearch:
 
     def _scalarized(self, mu):
         """``(q, c)``: a posterior near ``argmin A + mu B`` and ``c <= min A + mu B``."""
-        A, B, sA = self.A, self.B, self.signs[self.A]
+        A, B = self.A, self.B
         if self.signs[B] > 0 and B.divergence:
             if A.curvature == "affine":
-                return B.linear_min(sA * A.gradient(None), mu)
-            q = self._program(A, B, mu)
-            g = sA * A.gradient(q)
+                return B.linear_min(self.signs[A] * A.gradient(None), mu)
+            q = self._program([(A, 1.0), (B, mu)])
+            g = self.lower_gradient(A, q)
             linear = g @ q
             margin = 4 * _EPS * (np.abs(g) @ q) + 1e-300
-            c = self.oriented(A, q, -1) - (linear + margin) + B.linear_min(g, mu)[1]
+            c = self.lower_value(A, q) - (linear + margin) + B.linear_min(g, mu)[1]
             return q, float(nudge(c, -1))
-        q = self._program(A, B, mu)
-        return q, self._frank_wolfe(A, B, mu, q)
+        weighted = [(A, 1.0), (B, mu)]
+        q = self._program(weighted)
+        return q, self._frank_wolfe(weighted, q)
 
-    def _frank_wolfe(self, A, B, mu, q) -> float:
-        """``f(q) + min_i grad f_i - grad f @ q`` for ``f = A + mu B`` (oriented)."""
-        terms = [(A, 1.0)] + ([(B, mu)] if B is not None and mu > 0 else [])
-        value = sum(w * self.oriented(t, q, -1) for t, w in terms)
-        g = sum(w * self.signs[t] * t.gradient(q) for t, w in terms)
+    def _frank_wolfe(self, weighted, q) -> float:
+        """``f(q) + min_i grad f_i - grad f @ q`` for ``f`` the weighted sum of the
+        oriented terms (or their convex minorants): at most ``min f`` by convexity."""
+        weighted = [(t, w) for t, w in weighted if w > 0]
+        value = sum(w * self.lower_value(t, q) for t, w in weighted)
+        g = sum(w * self.lower_gradient(t, q) for t, w in weighted)
         if not np.all(np.isfinite(g)):
             return -np.inf
         margin = 8 * _EPS * (np.abs(g) @ q + np.max(np.abs(g)) + abs(value)) + 1e-300
         return float(nudge(value + np.min(g) - g @ q - margin, -1))
 
-    def _program(self, A, B, mu):
+    def _program(self, weighted):
+        """A posterior near the minimum of the weighted sum of the oriented terms (their
+        convex minorants where they have one), by CVXPY; the prior if it fails."""
         import cvxpy as cp
 
-        q = cp.Variable(A.posterior.size, nonneg=True)
-        objective = self.signs[A] * A.expr(q)
-        if B is not None and mu > 0:
-            objective = objective + mu * self.signs[B] * B.expr(q)
+        posterior = weighted[0][0].posterior
+        q = cp.Variable(posterior.size, nonneg=True)
+        objective = sum(w * self.convex_expr(t, q) for t, w in weighted if w > 0)
         problem = cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1])
         try:
             problem.solve(solver=self.solver)
         except cp.error.SolverError:
             pass
         if q.value is None:
-            return A.posterior.prior.copy()
+            return posterior.prior.copy()
         return np.asarray(q.value, dtype=float)
 
     def lower_bound(self):

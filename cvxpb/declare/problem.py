@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from cvxpb.declare.expressions import DeclarationError, as_expression
+from cvxpb.declare.local import WeightSearch
 from cvxpb.declare.pareto import FIRST_MUS, ParetoSearch, Values
 from cvxpb.result import Certificate, Result
 from cvxpb.validation import check_count, check_positive
@@ -23,7 +24,8 @@ class Minimize:
     :mod:`cvxpb.declare.expressions`. It must be monotone in each term: increasing in
     convex terms, decreasing in concave ones (a :class:`DeclarationError` says which
     atom or term breaks it). With one or two terms the minimum is global and certified
-    (:mod:`cvxpb.declare.pareto`).
+    (:mod:`cvxpb.declare.pareto`); with more, :mod:`cvxpb.declare.local` finds a local
+    one and says so (status ``"local"``).
     """
 
     def __init__(self, bound):
@@ -40,8 +42,15 @@ class Minimize:
         verdict of the composition rule, and the method ``solve`` will use."""
         lines = [f"minimize {self.bound!r}", "terms:"]
         for term in self.terms:
-            direction = "increasing" if self.signs[term] > 0 else "decreasing"
+            sign = self.signs[term]
+            direction = "increasing" if sign > 0 else "decreasing"
             lines.append(f"  {term.name}: {term.curvature} in q; the bound is {direction} in it")
+            minorant = term.minorant(sign)
+            if minorant is not None:
+                lines.append(
+                    f"    a matrix of pairwise estimates: its convex minorant on the simplex "
+                    f"(short by at most {-minorant.lam:.3g} (1 - |q|^2)) proves the lower bound"
+                )
         lines.append("rule: monotone in each term, increasing in convex, decreasing in concave: OK")
         lines.append(f"method: {self._method_note()}")
         return "\n".join(lines)
@@ -57,12 +66,17 @@ class Minimize:
                 "Pareto branch and bound over mu in min A + mu B (a certified global "
                 "minimum; see cvxpb.declare.pareto)"
             )
-        return f"{n} terms: more than two terms are not solved by this version"
+        return (
+            f"{n} terms: a local search over the weights of the scalarization; the status "
+            "is 'local' (the bound holds at the posterior returned; its lower bound is the "
+            "bound at the terms' separate minima; see cvxpb.declare.local)"
+        )
 
     def solve(self, tol: float = 1e-7, max_solves: int = 300, solver: str = "CLARABEL") -> Result:
         """The certified minimum: ``status="optimal"`` when the upper bound (the bound
         at the returned posterior, rounded outward) and the proven lower bound are
-        within ``tol`` (absolute), else ``"optimal_inaccurate"`` with the gap."""
+        within ``tol`` (absolute), else ``"optimal_inaccurate"`` with the gap (for three
+        or more terms ``"local"``: a true bound, not proven least)."""
         check_positive(tol, "tol")
         check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
         n = len(self.terms)
@@ -70,16 +84,18 @@ class Minimize:
             value = float(self.bound.evaluate(Values(), +1))
             return _result(value, np.array([]), "optimal", 0.0, 0, value, {}, None)
         if n > 2:
-            raise DeclarationError(
-                f"{n} posterior terms ({', '.join(t.name for t in self.terms)}): this version "
-                "certifies bounds of one or two terms only"
-            )
-        search = ParetoSearch(self.bound, self.terms, self.signs, solver)
-        best, lower, seconds = search.run(tol, max_solves) if n == 2 else search.run_single()
-        gap = best.value - lower
-        status = "optimal" if gap <= tol else "optimal_inaccurate"
+            search = WeightSearch(self.bound, self.terms, self.signs, solver)
+            best, lower, seconds = search.run(tol, max_solves)
+            gap = best.value - lower
+            certificate = Certificate("weights", math.nan, None, lower, gap)
+            status = "optimal" if gap <= tol else "local"
+        else:
+            search = ParetoSearch(self.bound, self.terms, self.signs, solver)
+            best, lower, seconds = search.run(tol, max_solves) if n == 2 else search.run_single()
+            gap = best.value - lower
+            certificate = Certificate("mu", best.mu, None, lower, gap)
+            status = "optimal" if gap <= tol else "optimal_inaccurate"
         values = {t.name: t.value(best.q) for t in self.terms}
-        certificate = Certificate("mu", best.mu, None, lower, gap)
         return _result(
             best.value, best.q, status, seconds, len(search.solved), lower, values, certificate
         )
@@ -94,7 +110,7 @@ def _signs(bound) -> dict:
                 "it must be monotone in every posterior term"
             )
         sign = next(iter(found))
-        if term.curvature not in ALLOWED[sign]:
+        if term.curvature not in ALLOWED[sign] and term.minorant(sign) is None:
             direction = "increasing" if sign > 0 else "decreasing"
             need = "convex" if sign > 0 else "concave"
             raise DeclarationError(

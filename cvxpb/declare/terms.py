@@ -91,6 +91,11 @@ class Term(Expression):
     def evaluate(self, values, rounding: int):
         return self.transform(values(self, rounding), rounding)
 
+    def minorant(self, sign: int):
+        """A convex term at most ``sign *`` this core on the simplex, where the core
+        itself is not known to be convex in that direction; ``None`` where it is."""
+        return None
+
     def leaves(self):
         return {self: {+1}}
 
@@ -131,16 +136,23 @@ class QuadraticForm(Term):
     def _curvature(self) -> str:
         raise NotImplementedError
 
+    factor = None  # F with q @ M @ q an affine function of |F q|^2, when known
+
     def core(self, q, rounding=0):
-        """``q @ M @ q``: ``M @ q`` has non-negative terms, each entry within ``H eps``
-        relative, and the exact sum of ``q * (M @ q)`` adds two more."""
-        inner = self.matrix @ q
-        value = exact_sum(q * inner)
-        margin = (q.size + 4) * _EPS * value
-        return float(nudge(value + rounding * margin, rounding))
+        return _quadratic(self.matrix, q, rounding)
 
     def gradient(self, q):
         return 2 * self.matrix @ q
+
+    def minorant(self, sign):
+        """For a matrix given as pairwise estimates (no factor): the convex minorant of
+        ``sign * q @ M @ q`` on the simplex, :class:`ShiftedQuadratic`."""
+        if self.factor is not None:
+            return None
+        cache = self.__dict__.setdefault("_minorants", {})
+        if sign not in cache:
+            cache[sign] = ShiftedQuadratic(self, sign)
+        return cache[sign]
 
     def expr(self, q):
         import cvxpy as cp
@@ -161,25 +173,80 @@ class TandemRisk(QuadraticForm):
             return cp.sum_squares(self.factor @ q)
         return super().expr(q)
 
-    factor = None
-
 
 class Disagreement(QuadraticForm):
     def _curvature(self) -> str:
         # concave on the simplex: -M is positive semidefinite on the plane sum q = 0
-        H = self.matrix.shape[0]
-        basis = np.linalg.qr(np.vstack([np.ones(H), np.eye(H)[:-1]]).T)[0][:, 1:]
+        basis = _tangent_basis(self.matrix.shape[0])
         lowest, highest = _extreme_eigenvalues(-basis.T @ self.matrix @ basis)
         return "concave" if lowest >= -PSD_TOLERANCE * max(highest, 1.0) else "indefinite"
 
     def expr(self, q):
         import cvxpy as cp
 
-        if self.factor is not None:  # (1 - |V q|^2 / n) / 2 on the simplex
-            return (1 - cp.sum_squares(self.factor @ q)) / 2
+        if self.factor is not None:  # 1 - sum_c |V_c q|^2 / n on the simplex
+            return 1 - cp.sum_squares(self.factor @ q)
         return super().expr(q)
 
-    factor = None
+
+class ShiftedQuadratic(Term):
+    """A convex minorant of ``N(q) = sign * q @ M @ q`` on the simplex.
+
+    With ``P = I - 1 1^T / H`` and ``sum q = 1``, ``q = P q + 1 / H``, so
+    ``N(q) = (Pq) @ N @ (Pq) + l @ q + k`` with ``l = 2 P N 1 / H``, ``k = 1 N 1 / H^2``.
+    Let ``lam <= min(0, least eigenvalue of N on the plane sum q = 0)``. Then
+    ``Q = P (N - lam I) P`` is positive semidefinite and, as ``|Pq|^2 <= 1 - 1/H``,
+    ``N(q) = q @ Q @ q + lam |Pq|^2 + l @ q + k >= q @ Q @ q + l @ q + k + lam (1 - 1/H)``,
+    which is the minorant; it falls short by ``-lam (1 - |q|^2)``, nothing where ``N``
+    is convex on the simplex (``lam`` is then only the eigenvalue solver's error
+    margin) and little for pairwise estimates of a semidefinite matrix.
+    """
+
+    curvature = "convex"
+
+    def __init__(self, form, sign):
+        super().__init__(form.posterior, f"minorant of {'-' if sign < 0 else ''}{form.name}")
+        H = form.matrix.shape[0]
+        N = sign * form.matrix
+        P = np.eye(H) - 1.0 / H
+        tangent = _tangent_basis(H)
+        eigenvalues = np.linalg.eigvalsh(tangent.T @ N @ tangent) if H > 1 else np.zeros(1)
+        error = 8 * H * _EPS * max(float(np.max(np.abs(eigenvalues))), float(np.max(np.abs(N))))
+        self.lam = min(float(eigenvalues[0]), 0.0) - error
+        self.matrix = P @ (N - self.lam * np.eye(H)) @ P
+        self.matrix = (self.matrix + self.matrix.T) / 2
+        self.linear = 2 * P @ N.sum(axis=1) / H
+        self.constant = float(N.sum()) / H**2 + self.lam * (1 - 1 / H)
+
+    def core(self, q, rounding=0):
+        linear = exact_sum(self.linear * q)
+        margin = 4 * _EPS * (np.abs(self.linear) @ np.abs(q) + abs(self.constant))
+        value = _quadratic(self.matrix, q, rounding) + linear + self.constant
+        return float(nudge(value + rounding * margin, rounding))
+
+    def gradient(self, q):
+        return 2 * self.matrix @ q + self.linear
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        return cp.quad_form(q, cp.psd_wrap(self.matrix)) + self.linear @ q + self.constant
+
+
+def _tangent_basis(H):
+    """An orthonormal basis of the plane ``sum q = 0`` (``H x (H - 1)``)."""
+    return np.linalg.qr(np.vstack([np.ones(H), np.eye(H)[:-1]]).T)[0][:, 1:]
+
+
+def _quadratic(M, q, rounding):
+    """``q @ M @ q`` rounded outward; for ``M`` with non-negative entries each entry of
+    ``M @ q`` is within ``H eps`` relative and the exact sum adds two more. With
+    negative entries the margin is on ``|q| @ |M| @ |q|``."""
+    inner = M @ q
+    value = exact_sum(q * inner)
+    size = value if np.all(M >= 0) else float(np.abs(q) @ np.abs(M) @ np.abs(q))
+    margin = (q.size + 4) * _EPS * size
+    return float(nudge(value + rounding * margin, rounding))
 
 
 def gibbs_risk(q: Posterior, risks) -> GibbsRisk:
@@ -190,31 +257,45 @@ def gibbs_risk(q: Posterior, risks) -> GibbsRisk:
 def tandem_risk(q: Posterior, errors=None, *, matrix=None) -> TandemRisk:
     """``T(q) = q @ T_hat @ q``, the rate at which two voters drawn from ``q`` err
     together. ``errors``: an ``n x H`` 0/1 matrix on one shared sample
-    (``T_hat = E.T @ E / n``, positive semidefinite); or ``matrix=T_hat`` directly (for
-    pairwise estimates on different samples, which need not be semidefinite: such a
-    term is indefinite and no method certifies its minimum)."""
+    (``T_hat = E.T @ E / n``, positive semidefinite); or ``matrix=T_hat`` directly, for
+    pairwise estimates on different samples (out-of-bag), which need not be
+    semidefinite: the solver then proves its lower bound with the term's convex
+    minorant (:class:`ShiftedQuadratic`) and reports the gap that leaves."""
     if (errors is None) == (matrix is None):
         raise ValueError("tandem_risk needs errors (n x H indicators) or matrix=, not both")
     if matrix is not None:
         return TandemRisk(q, matrix, "tandem_risk")
     E = _indicators(errors, q.size, "errors", (0, 1))
     term = TandemRisk(q, E.T @ E / E.shape[0], "tandem_risk")
-    term.factor = E / math.sqrt(E.shape[0])
+    term.factor = _compact(E / math.sqrt(E.shape[0]))
     return term
 
 
 def disagreement(q: Posterior, votes=None, *, matrix=None) -> Disagreement:
     """``d(q) = q @ D_hat @ q``, the expected disagreement of two voters drawn from
-    ``q``. ``votes``: an ``n x H`` matrix of outputs in {-1, +1} (``D_hat`` the rate at
-    which each pair disagrees; ``d`` is concave); or ``matrix=D_hat``."""
+    ``q``. ``votes``: an ``n x H`` matrix of the voters' outputs, class labels of any
+    kind (``D_hat`` the rate at which each pair disagrees; ``d = 1 - sum_c |V_c q|^2 / n``
+    with ``V_c`` the indicators of voting ``c``, so ``d`` is concave); or
+    ``matrix=D_hat`` (pairwise estimates, as for :func:`tandem_risk`)."""
     if (votes is None) == (matrix is None):
-        raise ValueError("disagreement needs votes (n x H in {-1, +1}) or matrix=, not both")
+        raise ValueError("disagreement needs votes (n x H outputs) or matrix=, not both")
     if matrix is not None:
         return Disagreement(q, matrix, "disagreement")
-    V = _indicators(votes, q.size, "votes", (-1, 1))
-    term = Disagreement(q, (1 - V.T @ V / V.shape[0]) / 2, "disagreement")
-    term.factor = V / math.sqrt(V.shape[0])
+    V = _labels(votes, q.size, "votes")
+    n = V.shape[0]
+    indicators = np.vstack([(V == c).astype(float) for c in np.unique(V)]) / math.sqrt(n)
+    agreement = indicators.T @ indicators
+    term = Disagreement(q, np.clip(1 - agreement, 0.0, 1.0), "disagreement")
+    term.factor = _compact(indicators)
     return term
+
+
+def _compact(F):
+    """A factor with ``|R q|^2 = |F q|^2`` and at most ``H`` rows (``R`` of ``F = Q R``),
+    for CVXPY programs of size ``H`` whatever ``n``."""
+    if F.shape[0] <= F.shape[1]:
+        return F
+    return np.linalg.qr(F, mode="r")
 
 
 class Divergence(Term):
@@ -371,6 +452,15 @@ def _indicators(values, size, name, allowed):
     if not np.all(np.isin(M, allowed)):
         raise ValueError(f"{name} must hold only {allowed[0]} and {allowed[1]}")
     return M
+
+
+def _labels(values, size, name):
+    V = np.asarray(values)
+    if V.ndim != 2 or V.shape[1] != size or V.shape[0] == 0:
+        raise ValueError(f"{name} must be an n x H matrix with H = {size}, got shape {V.shape}")
+    if V.dtype.kind == "f" and not np.all(np.isfinite(V)):
+        raise ValueError(f"{name} must hold class labels, got non-finite values")
+    return V
 
 
 def _extreme_eigenvalues(M):
