@@ -30,6 +30,7 @@ CVXPY with Clarabel. Without a divergence the Frank-Wolfe bound
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -187,7 +188,9 @@ class ParetoSearch:
         objective = sum(w * self.convex_expr(t, q) for t, w in weighted if w > 0)
         problem = cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1])
         try:
-            problem.solve(solver=self.solver)
+            with warnings.catch_warnings():  # an inaccurate solve is only a candidate
+                warnings.simplefilter("ignore", UserWarning)
+                problem.solve(solver=self.solver)
         except cp.error.SolverError:
             pass
         if q.value is None:

@@ -10,7 +10,7 @@ from cvxpb.declare.expressions import DeclarationError, as_expression
 from cvxpb.declare.local import WeightSearch
 from cvxpb.declare.pareto import FIRST_MUS, ParetoSearch, Values
 from cvxpb.result import Certificate, Result
-from cvxpb.validation import check_count, check_positive
+from cvxpb.validation import check_count, check_distribution, check_positive, real_array
 
 ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
 
@@ -36,6 +36,11 @@ class Minimize:
             raise DeclarationError("every term of a bound must use the same Posterior")
         self.posterior = next(iter(posteriors.values()), None)
         self.terms = sorted(self.signs, key=lambda t: (t.divergence, t.name))
+
+    def value_at(self, q) -> float:
+        """The bound at the posterior ``q`` (weights over the voters), rounded up."""
+        q = check_distribution(real_array(q, "q"), self.posterior.size, "q")
+        return float(self.bound.evaluate(Values(q), +1))
 
     def explain(self) -> str:
         """Each term with its curvature and the direction the bound takes in it, the
@@ -75,8 +80,9 @@ class Minimize:
     def solve(self, tol: float = 1e-7, max_solves: int = 300, solver: str = "CLARABEL") -> Result:
         """The certified minimum: ``status="optimal"`` when the upper bound (the bound
         at the returned posterior, rounded outward) and the proven lower bound are
-        within ``tol`` (absolute), else ``"optimal_inaccurate"`` with the gap (for three
-        or more terms ``"local"``: a true bound, not proven least)."""
+        within ``tol`` (absolute), else ``"optimal_inaccurate"`` with the gap; ``"local"``
+        (a true bound at the posterior returned, not proven least) for three or more
+        terms, or where a pairwise-estimated matrix's convex minorant leaves a gap."""
         check_positive(tol, "tol")
         check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
         n = len(self.terms)
@@ -94,7 +100,8 @@ class Minimize:
             best, lower, seconds = search.run(tol, max_solves) if n == 2 else search.run_single()
             gap = best.value - lower
             certificate = Certificate("mu", best.mu, None, lower, gap)
-            status = "optimal" if gap <= tol else "optimal_inaccurate"
+            relaxed = any(m is not None for m in search.convex.values())
+            status = "optimal" if gap <= tol else "local" if relaxed else "optimal_inaccurate"
         values = {t.name: t.value(best.q) for t in self.terms}
         return _result(
             best.value, best.q, status, seconds, len(search.solved), lower, values, certificate

@@ -1,0 +1,134 @@
+"""MajorityVoteClassifier: scikit-learn's estimator checks, the out-of-bag statistics
+against a loop over the trees, the vote against a hand-written weighted vote, and each
+bound's report."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris, make_classification
+from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from cvxpb.ensemble import MajorityVoteClassifier, _out_of_bag, _statistics
+
+
+@parametrize_with_checks(
+    [
+        MajorityVoteClassifier(
+            RandomForestClassifier(n_estimators=6, random_state=0),
+            bound="first_order",
+            validation="split",
+            random_state=0,
+        )
+    ]
+)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def _binary(n=400, seed=0):
+    return make_classification(n_samples=n, n_features=8, flip_y=0.1, random_state=seed)
+
+
+def test_out_of_bag_rates_match_a_loop_over_the_trees():
+    X, y = _binary()
+    forest = RandomForestClassifier(n_estimators=12, random_state=1).fit(X, y)
+    model = MajorityVoteClassifier(forest, validation="prefit")
+    model.ensemble_, model.estimators_ = forest, list(forest.estimators_)
+    votes = model._member_votes(X)
+    seen = _out_of_bag(forest, len(y))
+    stats = _statistics(votes, y, seen)
+    for h, g in [(0, 1), (3, 7), (5, 5)]:
+        out_h = np.setdiff1d(np.arange(len(y)), forest.estimators_samples_[h])
+        out_g = np.setdiff1d(np.arange(len(y)), forest.estimators_samples_[g])
+        both = np.intersect1d(out_h, out_g)
+        wrong_h = forest.estimators_[h].predict(X[both]) != y[both]
+        wrong_g = forest.estimators_[g].predict(X[both]) != y[both]
+        assert stats["tandem"][h, g] == pytest.approx(np.mean(wrong_h & wrong_g), abs=1e-15)
+        differ = forest.estimators_[h].predict(X[both]) != forest.estimators_[g].predict(X[both])
+        assert stats["disagreement"][h, g] == pytest.approx(np.mean(differ), abs=1e-15)
+        own = np.mean(forest.estimators_[h].predict(X[out_h]) != y[out_h])
+        assert stats["risks"][h] == pytest.approx(own, abs=1e-15)
+    sizes = [len(np.setdiff1d(np.arange(len(y)), s)) for s in forest.estimators_samples_]
+    assert stats["n_gibbs"] == min(sizes)
+
+
+@pytest.mark.parametrize("validation", ["oob", "split"])
+def test_binary_forest_every_bound_reported(validation):
+    """Two classes: all five bounds, each own minimum at most its value at the chosen
+    posterior, the chosen one's value there equal to its minimum, and every bound
+    above the vote's risk on fresh data."""
+    X, y = _binary(800)
+    X_test, y_test = _binary(4000, seed=1)
+    model = MajorityVoteClassifier(
+        RandomForestClassifier(n_estimators=20, random_state=0),
+        bound="tnd",
+        validation=validation,
+        random_state=0,
+    ).fit(X[:400], y[:400])
+    assert set(model.bounds_) == {"first_order", "tnd", "lambda", "c_bound", "dis"}
+    assert model.bounds_["tnd"]["at_posterior"] == model.result_.bound
+    test_risk = np.mean(model.predict(X_test) != y_test)
+    for name, row in model.bounds_.items():
+        assert row["minimum"] <= row["at_posterior"] + 1e-9, name
+        assert row["minimum"] <= row["at_uniform"] + 1e-9, name
+        assert test_risk <= row["minimum"], name
+    expected = {"oob": ("optimal", "local"), "split": ("optimal",)}[validation]
+    assert model.result_.status in expected
+    assert model.posterior_.sum() == pytest.approx(1, abs=1e-12)
+
+
+def test_the_vote_is_the_posterior_weighted_majority():
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    model = MajorityVoteClassifier(
+        BaggingClassifier(
+            DecisionTreeClassifier(max_depth=2), n_estimators=9, random_state=0, max_features=0.5
+        ),
+        bound="first_order",
+        divergence="chi2",
+    ).fit(X, labels)
+    assert set(model.bounds_) == {"first_order", "tnd", "lambda"}  # three classes
+    votes = np.stack([labels_of(model, h, X) for h in range(9)], axis=1)
+    shares = np.stack([(votes == c) @ model.posterior_ for c in model.classes_], axis=1)
+    assert np.array_equal(model.predict(X), model.classes_[np.argmax(shares, axis=1)])
+    assert model.predict_proba(X) == pytest.approx(shares, abs=1e-12)
+
+
+def labels_of(model, h, X):
+    """Voter h's labels, by hand: bagging trees see their features, answer in indices."""
+    bagging = model.ensemble_
+    index = bagging.estimators_[h].predict(X[:, bagging.estimators_features_[h]])
+    return bagging.classes_[index.astype(int)]
+
+
+def test_a_list_of_classifiers_and_prefit_voters():
+    X, y = _binary(600)
+    voters = [LogisticRegression(C=c) for c in (0.01, 0.1, 1.0)] + [
+        DecisionTreeClassifier(max_depth=3)
+    ]
+    split = MajorityVoteClassifier(voters, bound="c_bound", validation="split").fit(X, y)
+    assert split.result_.status in ("local", "optimal")
+    fitted = [v.fit(X[:300], y[:300]) for v in voters]
+    prefit = MajorityVoteClassifier(fitted, bound="dis", validation="prefit").fit(X[300:], y[300:])
+    assert prefit.n_bound_ == 300
+    assert prefit.estimators_[0] is fitted[0]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"bound": "second"}, "bound must be one of"),
+        ({"validation": "cv"}, "validation must be one of"),
+        ({"delta": 1.5}, "delta must lie in"),
+        ({"test_size": 1.0}, "test_size must lie in"),
+        ({"estimator": [LogisticRegression()]}, "needs a bagging ensemble"),
+        ({"estimator": RandomForestClassifier(bootstrap=False, n_estimators=3)}, "bootstrap"),
+        ({"bound": "c_bound", "estimator": RandomForestClassifier(n_estimators=3)}, "two-class"),
+    ],
+)
+def test_bad_parameters_are_named(kwargs, message):
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=message):
+        MajorityVoteClassifier(**kwargs).fit(X, y)
