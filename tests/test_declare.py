@@ -201,7 +201,7 @@ def test_linear_min_lower_bound_brackets_the_convex_program(index, mu):
     x=st.floats(1e-6, 0.9),
     y=st.floats(1e-6, 5.0),
     atom=st.sampled_from(
-        ["sqrt", "log", "exp", "inv", "kl_inverse", "kl_inverse_lower", "pow", "c_bound"]
+        ["sqrt", "log", "exp", "inv", "kl_inverse", "kl_inverse_lower", "pow", "c_bound", "lam"]
     ),
 )
 def test_atoms_round_outward_and_are_monotone_as_declared(x, y, atom):
@@ -218,6 +218,7 @@ def test_atoms_round_outward_and_are_monotone_as_declared(x, y, atom):
         "kl_inverse_lower": lambda: pb.kl_inverse_lower(a, b),
         "pow": lambda: a**1.7,
         "c_bound": lambda: pb.c_bound(a, b / 11),
+        "lam": lambda: pb.lambda_bound(a, b),
     }[atom]()
 
     def at(xa, yb, rounding):
@@ -478,3 +479,24 @@ def test_pairwise_estimates_are_certified_through_the_convex_minorant():
     assert minorant.lam < 0
     assert np.all([minorant.core(x, -1) <= term.core(x) for x in w[::97]])
     assert np.all([minorant.core(x) == pytest.approx(term.core(x), abs=1e-15) for x in np.eye(3)])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pac_bayes_lambda_is_the_kl_bound_relaxed_at_its_best_lambda(seed):
+    """The closed form against a scalar minimization over lambda at the optimum, and
+    the minimum never below the first-order kl bound's (it is a relaxation of it)."""
+    from scipy.optimize import minimize_scalar
+
+    E = _voters(seed)
+    n, risks = E.shape[0], E.mean(axis=0)
+    q = pb.Posterior.uniform(E.shape[1])
+    res = pb.Minimize(mv.pac_bayes_lambda(q, risks, n, 0.05)).solve()
+    first = pb.Minimize(mv.first_order(q, risks, n, 0.05)).solve()
+    w = res.posterior
+    L, e = risks @ w, (pb.KL(q).value(w) + np.log(2 * np.sqrt(n) / 0.05)) / n
+    best = minimize_scalar(
+        lambda lam: (L + e / lam) / (1 - lam / 2), bounds=(1e-9, 2 - 1e-12), method="bounded"
+    )
+    assert res.status == "optimal"
+    assert res.bound == pytest.approx(2 * best.fun, rel=1e-9)
+    assert res.bound >= first.certificate.lower_bound

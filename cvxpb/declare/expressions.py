@@ -278,6 +278,26 @@ class CBound(Expression):
         return f"c_bound({self.args[0]!r}, {self.args[1]!r})"
 
 
+class LambdaBound(Expression):
+    """``min over lambda in (0, 2) of (L + e / lambda) / (1 - lambda / 2)`` for ``L >= 0``,
+    ``e > 0``: at ``lambda* = (s - e) / L``, ``s = sqrt(e^2 + 2 L e)`` (in (0, 2)), the
+    least value is ``(2L + e + s)^2 / (2 (2L + e))``. Increasing in both."""
+
+    monotonicity = (1, 1)
+
+    def _apply(self, arguments, rounding):
+        L, e = np.broadcast_arrays(*arguments)
+        L, e = np.maximum(L, 0.0), np.maximum(e, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            twice = 2 * L + e
+            value = (twice + np.sqrt(e * e + 2 * L * e)) ** 2 / (2 * twice)
+        value = np.where(twice > 0, value, 0.0)
+        return nudge(value * (1 + rounding * 16 * np.finfo(float).eps), rounding)
+
+    def __repr__(self):
+        return f"lambda_bound({self.args[0]!r}, {self.args[1]!r})"
+
+
 def sqrt(x) -> Expression:
     return Power(x, 0.5)
 
@@ -310,6 +330,12 @@ def c_bound(R, D) -> Expression:
     majority vote's risk from a bound ``R`` on the Gibbs risk and ``D`` on the
     disagreement; increasing in ``R``, decreasing in ``D``."""
     return CBound(R, D)
+
+
+def lambda_bound(L, e) -> Expression:
+    """``min over lambda in (0, 2) of (L + e / lambda) / (1 - lambda / 2)`` in closed
+    form (Thiemann et al.'s PAC-Bayes-lambda, at its best lambda): increasing in both."""
+    return LambdaBound(L, e)
 
 
 def minimum(*args) -> Expression:
