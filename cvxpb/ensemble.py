@@ -114,6 +114,20 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         self._declared, self._bounds = declared, None
         return self
 
+    def solve_bound(self, bound: str):
+        """Minimize another of the bounds that apply (``bounds_``'s keys) on the same
+        voters and statistics: a :class:`cvxpb.Result`."""
+        check_is_fitted(self, "posterior_")
+        check_choice(bound, "bound", tuple(self._declared))
+        if bound == self.bound:
+            return self.result_
+        return Minimize(self._declared[bound]).solve()
+
+    def votes(self, X):
+        """Each voter's label for each row of ``X`` (``n x H``)."""
+        check_is_fitted(self)
+        return self._member_votes(validate_data(self, X, reset=False))
+
     @property
     def bounds_(self) -> dict:
         """For every bound that applies: its value at ``posterior_`` and at the uniform
@@ -121,7 +135,15 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "posterior_")
         if self._bounds is None:
             uniform = np.full(self.posterior_.size, 1.0 / self.posterior_.size)
-            self._bounds = _report(self._declared, self.bound, self.result_, uniform)
+            self._bounds = {}
+            for name, declared in self._declared.items():
+                problem, own = Minimize(declared), self.solve_bound(name)
+                self._bounds[name] = {
+                    "at_posterior": problem.value_at(self.posterior_),
+                    "at_uniform": problem.value_at(uniform),
+                    "minimum": own.bound,
+                    "status": own.status,
+                }
         return self._bounds
 
     def _check_parameters(self):
@@ -183,8 +205,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """The posterior's share of the votes for each class (rows sum to 1)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False)
-        votes = self._member_votes(X)
+        votes = self.votes(X)
         shares = np.stack([(votes == c) @ self.posterior_ for c in self.classes_], axis=1)
         return shares / shares.sum(axis=1, keepdims=True)
 
@@ -252,18 +273,3 @@ def _declarations(q, stats, delta, divergence, alpha):
         declared["c_bound"] = mv.c_bound(q, risks, n_gibbs, delta=delta, **pairwise)
         declared["dis"] = mv.disagreement_bound(q, risks, n_gibbs, delta=delta, **pairwise)
     return declared
-
-
-def _report(declared, chosen, result, uniform):
-    """Each bound at the chosen posterior and at the uniform one, and its own minimum."""
-    report = {}
-    for name, bound in declared.items():
-        problem = Minimize(bound)
-        own = result if name == chosen else problem.solve()
-        report[name] = {
-            "at_posterior": problem.value_at(result.posterior),
-            "at_uniform": problem.value_at(uniform),
-            "minimum": own.bound,
-            "status": own.status,
-        }
-    return report

@@ -39,3 +39,29 @@ def prepare_output(out, plots: bool) -> bool:
         )
         return False
     return True
+
+
+def save_progress(path, settings, rows, done, rng) -> None:
+    """Keep the rows so far, how many jobs are done and the random stream's state at
+    ``path`` (nothing when ``path`` is None)."""
+    import joblib
+
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = rng.bit_generator.state
+    joblib.dump({"settings": settings, "rows": rows, "done": done, "rng": state}, path)
+
+
+def load_progress(path, settings, rng):
+    """``(rows, jobs done)`` kept at ``path`` for these settings, with the random stream
+    put back where it was; ``([], 0)`` if there is nothing to go on from."""
+    import joblib
+
+    if path is None or not path.exists():
+        return [], 0
+    saved = joblib.load(path)
+    if saved["settings"] != settings:
+        return [], 0
+    rng.bit_generator.state = saved["rng"]
+    return list(saved["rows"]), saved["done"]

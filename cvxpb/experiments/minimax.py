@@ -27,7 +27,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from cvxpb import datasets, jsonout
-from cvxpb.experiments import check_plan
+from cvxpb.experiments import check_plan, load_progress, save_progress
 from cvxpb.minimax.estimators import MinimaxClassifier
 
 LAMBDAS = 2.0 ** np.arange(-10, 11)
@@ -155,45 +155,20 @@ def run_experiment(
     rng = np.random.default_rng(random_state)
     jobs = [(name, k) for name in names for k in range(runs)]
     settings = jsonout.plain([list(names), runs, list(methods), list(lambdas), random_state])
-    rows, start = _progress(keep, settings, rng) if resume else ([], 0)
+    rows, start = load_progress(_progress_path(keep), settings, rng) if resume else ([], 0)
     for index in tqdm(range(start, len(jobs)), desc="runs", disable=not progress):
         name, k = jobs[index]
         data = synthetic() if name == "synthetic" else datasets.load(name)
         for row in one_run(data.X, data.y, methods, np.asarray(lambdas), rng):
             rows.append({"dataset": name, "run": k, **row})
-        _save_progress(keep, settings, rows, index + 1, rng)
+        save_progress(_progress_path(keep), settings, rows, index + 1, rng)
     return pd.DataFrame(rows)
 
 
 def _progress_path(keep):
     from pathlib import Path
 
-    return Path(keep) / "minimax.joblib"
-
-
-def _save_progress(keep, settings, rows, done, rng) -> None:
-    import joblib
-
-    if keep is None:
-        return
-    path = _progress_path(keep)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    state = rng.bit_generator.state
-    joblib.dump({"settings": settings, "rows": rows, "done": done, "rng": state}, path)
-
-
-def _progress(keep, settings, rng):
-    """``(rows, runs done)`` saved under ``keep`` for these settings, with the random
-    stream put back where it was; ``([], 0)`` if there is nothing to go on from."""
-    import joblib
-
-    if keep is None or not _progress_path(keep).exists():
-        return [], 0
-    saved = joblib.load(_progress_path(keep))
-    if saved["settings"] != settings:
-        return [], 0
-    rng.bit_generator.state = saved["rng"]
-    return list(saved["rows"]), saved["done"]
+    return None if keep is None else Path(keep) / "minimax.joblib"
 
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
