@@ -71,7 +71,10 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         uniform posterior, its own minimum and that minimum's status (computed when
         first read: each minimum is a solve).
     n_bound_ : int
-        The least number of examples any error rate was measured on.
+        The least number of examples any pair's rates were measured on.
+    statistics_ : dict
+        ``risks`` (each voter's error rate), ``tandem`` and ``disagreement`` (pairwise
+        rates), ``n_gibbs`` (the least count of a voter's rate) and ``n`` (of a pair's).
     """
 
     def __init__(
@@ -104,6 +107,9 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"bound={self.bound!r} is a two-class bound; y has more classes")
         X_bound, y_bound, seen = self._fit_voters(X, y)
         stats = _statistics(self._member_votes(X_bound), y_bound, seen)
+        self.statistics_ = {
+            k: stats[k] for k in ("risks", "tandem", "disagreement", "n_gibbs", "n")
+        }
         self.n_bound_ = stats["n"]
         q = Posterior.uniform(len(self.estimators_))
         declared = _declarations(q, stats, self.delta, self.divergence, self.alpha)

@@ -500,3 +500,42 @@ def test_pac_bayes_lambda_is_the_kl_bound_relaxed_at_its_best_lambda(seed):
     assert res.status == "optimal"
     assert res.bound == pytest.approx(2 * best.fun, rel=1e-9)
     assert res.bound >= first.certificate.lower_bound
+
+
+def _latent_voters(rng, n, skills):
+    """Errors of voters that, given an example's type, err independently: types with
+    probabilities ``weights``, voter h errs on type k with probability ``skills[h, k]``.
+    The true tandem matrix is ``sum_k weights_k skills[:, k] skills[:, k]^T`` off the
+    diagonal and the true risks on it."""
+    weights = np.array([0.5, 0.3, 0.2])
+    kinds = rng.choice(3, size=n, p=weights)
+    errors = (rng.uniform(size=(n, skills.shape[0])) < skills[:, kinds].T).astype(float)
+    truth = (skills * weights) @ skills.T
+    np.fill_diagonal(truth, skills @ weights)
+    return errors, truth
+
+
+@pytest.mark.slow
+def test_chi2_tandem_bound_holds_at_level_delta_by_simulation():
+    """The chi-squared tandem bound (Sahu & Hemachandra's Theorem 1 on pairs): over 400
+    samples of n = 30, the true tandem risk of the minimizing posterior exceeds the
+    bound's tandem part in at most a fraction delta of them (the Clopper-Pearson
+    interval's lower end below delta), and likewise at the prior."""
+    from scipy.stats import beta
+
+    rng = np.random.default_rng(11)
+    skills = np.array([[0.1, 0.5, 0.9], [0.2, 0.4, 0.8], [0.3, 0.3, 0.7], [0.15, 0.6, 0.6]])
+    n, delta, draws = 30, 0.5, 400
+    q = pb.Posterior.uniform(4)
+    violations = {"minimizer": 0, "prior": 0}
+    for _ in range(draws):
+        E, truth = _latent_voters(rng, n, skills)
+        bound = mv.tandem(q, E, delta=delta, divergence="chi2")
+        res = pb.Minimize(bound).solve()
+        for name, w in (("minimizer", res.posterior), ("prior", q.prior)):
+            part = float(bound.evaluate(Values(w), +1)) / 4  # the bound on T(w)
+            violations[name] += w @ truth @ w > part
+    for name, count in violations.items():
+        low = beta.ppf(0.005, count, draws - count + 1) if count else 0.0
+        print(f"{name}: {count} / {draws} violations (99% interval from {low:.3f})")
+        assert low <= delta

@@ -102,6 +102,14 @@ SUMMARIES = [
         )
         for folder in ("slt_gp", "slt_gp_time")
     ],
+    (
+        "majority_vote",
+        "majority_vote_runs.csv",
+        "majority_vote.csv",
+        None,
+        ["dataset", "mode", "bound"],
+        {"bound value": ("value", "mean"), "test risk": ("test risk", "mean")},
+    ),
 ]
 
 
@@ -118,3 +126,14 @@ def test_committed_summaries_aggregate_their_raw_rows(folder, raw, table, select
         expected = rows.groupby(keys)[source].agg(stat).sort_index()
         scale = 100 if folder.startswith("minimax") else 1  # minimax reports percent
         assert np.allclose(committed[column], scale * expected, rtol=1e-3, equal_nan=True)
+
+
+def test_majority_vote_wide_tables_are_the_summary_pivoted():
+    from cvxpb.experiments import majority_vote
+
+    table = pd.read_csv(RESULTS / "majority_vote" / "majority_vote.csv")
+    for column, name in (("bound value", "bounds"), ("test risk", "risks")):
+        committed = pd.read_csv(RESULTS / "majority_vote" / f"majority_vote_{name}_wide.csv")
+        wide = majority_vote.wide(table, column).reset_index()
+        assert list(committed.columns) == list(wide.columns)
+        assert np.allclose(committed.iloc[:, 2:], wide.iloc[:, 2:], atol=1e-4, equal_nan=True)

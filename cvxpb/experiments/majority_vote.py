@@ -157,15 +157,18 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
 
 def wide(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
     """Datasets and modes down, bounds across."""
-    order = [b for b in ("uniform", *BOUNDS) if b in set(table["bound"])]
+    first = () if column == "bound value" else ("uniform",)  # the plain vote has no bound
+    order = [b for b in (*first, *BOUNDS) if b in set(table["bound"])]
     pivot = table.pivot(index=["dataset", "mode"], columns="bound", values=column)
     return pivot.reindex(columns=order)
 
 
 def write(rows, out, posteriors=None, plots=True) -> list:
     """``majority_vote_runs.csv``, ``majority_vote.csv`` (:func:`summary`),
-    ``majority_vote.json`` (both, and the posteriors) and, with ``plots``, a figure of
-    each bound against the vote's test risk and one of the posteriors."""
+    ``majority_vote.json`` (both, and the posteriors), the two :func:`wide` tables
+    (``majority_vote_bounds_wide.csv``, ``majority_vote_risks_wide.csv``) and, with
+    ``plots``, a figure of each bound against the vote's test risk and one of the
+    posteriors."""
     from pathlib import Path
 
     out = Path(out)
@@ -180,6 +183,10 @@ def write(rows, out, posteriors=None, plots=True) -> list:
         "posteriors": {k: list(v) for k, v in (posteriors or {}).items()},
     }
     paths[2].write_text(jsonout.dumps(payload, indent=1))
+    for column, name in (("bound value", "bounds"), ("test risk", "risks")):
+        path = out / f"majority_vote_{name}_wide.csv"
+        wide(table, column).reset_index().to_csv(path, index=False, float_format="%.4f")
+        paths.append(path)
     if plots:
         paths += _plots(table, posteriors or {}, out)
     return paths
