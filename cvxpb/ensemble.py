@@ -66,10 +66,6 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         Their weights.
     result_ : cvxpb.Result
         The minimization of ``bound``.
-    bounds_ : dict
-        For every bound that applies: its value at ``posterior_``, its value at the
-        uniform posterior, its own minimum and that minimum's status (computed when
-        first read: each minimum is a solve).
     n_bound_ : int
         The least number of examples any pair's rates were measured on.
     statistics_ : dict
@@ -137,7 +133,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     @property
     def bounds_(self) -> dict:
         """For every bound that applies: its value at ``posterior_`` and at the uniform
-        posterior, its own minimum and that minimum's status (solved on first use)."""
+        posterior, its own minimum and that minimum's status (solved when first read:
+        each minimum is a solve)."""
         check_is_fitted(self, "posterior_")
         if self._bounds is None:
             uniform = np.full(self.posterior_.size, 1.0 / self.posterior_.size)
