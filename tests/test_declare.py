@@ -539,3 +539,18 @@ def test_chi2_tandem_bound_holds_at_level_delta_by_simulation():
         low = beta.ppf(0.005, count, draws - count + 1) if count else 0.0
         print(f"{name}: {count} / {draws} violations (99% interval from {low:.3f})")
         assert low <= delta
+
+
+def test_one_voter_and_unanimous_voters_at_the_edges():
+    """H = 1 (no direction inside the simplex) and voters that never err: every
+    majority-vote bound solves, and the C-bound with no errors is the formula's value
+    at the prior (its only posterior for H = 1)."""
+    y = np.where(np.arange(100) % 2 == 0, 1, -1)
+    V = y[:, None].astype(float)
+    q = pb.Posterior.uniform(1)
+    res = pb.Minimize(mv.c_bound(q, np.zeros(1), 100, V)).solve()
+    upper = kl_inv_upper(0.0, np.log(4 * np.sqrt(100) / 0.05) / 100)
+    lower = 0.0  # the disagreement of one voter with itself
+    assert res.status == "optimal"
+    assert res.bound == pytest.approx(1 - (1 - 2 * upper) ** 2 / (1 - 2 * lower), rel=1e-9)
+    assert pb.disagreement(q, V).curvature == "concave"

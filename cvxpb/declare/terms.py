@@ -464,5 +464,7 @@ def _labels(values, size, name):
 
 
 def _extreme_eigenvalues(M):
+    if M.size == 0:  # one voter: no direction within the simplex
+        return 0.0, 0.0
     eigenvalues = np.linalg.eigvalsh(M)
     return float(eigenvalues[0]), float(eigenvalues[-1])
