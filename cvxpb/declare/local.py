@@ -104,8 +104,7 @@ class WeightSearch(ParetoSearch):
             q = self._program(list(zip(self.terms, weights, strict=True)))
             q = np.maximum(q, 0.0)
             q /= exact_sum(q)
-            solved = Solved(float("nan"), q, -np.inf, self.value_at(q))
-            solved.log_weights = point
+            solved = Solved(float("nan"), q, -np.inf, self.value_at(q), point)
             self.points[point] = solved
             self.solved.append(solved)
         return self.points[point]

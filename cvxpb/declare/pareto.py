@@ -52,6 +52,7 @@ class Solved:
     q: np.ndarray
     lower: float
     value: float
+    log_weights: tuple = ()  # the weights' log10, for searches over several (local.py)
 
 
 class Values:
