@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 import cvxpb as pb
+from cvxpb.constants import log_bound_constant
 from cvxpb.declare import majority_vote as mv
 from cvxpb.declare.pareto import Values
 from cvxpb.kl import kl_inv_upper
@@ -56,7 +57,12 @@ def test_first_order_bounds_match_the_exact_method(distance, divergence, seed):
     assert ours.posterior.sum() == pytest.approx(1)
 
 
+RENYI_ALPHA = 1.5
+
+
 def _tandem_objective(E, delta, divergence):
+    """The tandem bound written out from the formulas (pairs: 2 KL, chi2 moment squared,
+    2 D_alpha), as a function of softmax parameters."""
     n, H = E.shape
     T_hat = E.T @ E / n
 
@@ -65,24 +71,31 @@ def _tandem_objective(E, delta, divergence):
         w /= w.sum()
         if divergence == "kl":
             e = (2 * np.sum(w * np.log(w * H + 1e-300)) + np.log(2 * np.sqrt(n) / delta)) / n
-        else:
+        elif divergence == "chi2":
             e = np.sum(w**2 * H) * np.sqrt(pb.bound_constant("kl", n) / delta)
+        else:
+            a = RENYI_ALPHA
+            renyi = np.log(np.sum(w**a * (1 / H) ** (1 - a))) / (a - 1)
+            log_constant = log_bound_constant("kl", n, "exact", a) - np.log(delta)
+            e = np.exp((2 * renyi + log_constant) / (a / (a - 1)))
         return 4 * kl_inv_upper(min(w @ T_hat @ w, 1.0), e)
 
     return value
 
 
-@pytest.mark.parametrize("divergence", ["kl", "chi2"])
+@pytest.mark.parametrize("divergence", ["kl", "chi2", "renyi"])
 @pytest.mark.parametrize(
     "seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
 )
 def test_tandem_bound_is_never_above_a_multistart_optimizer(divergence, seed):
-    """TND (KL) and the chi-squared tandem bound: the certified value is within the
-    solver's tolerance (1e-7) of the best of 12 BFGS runs on a softmax parametrization
-    or below it, and the proven lower bound is below it."""
+    """TND (KL), the chi-squared and the Renyi (alpha = 1.5) tandem bounds: the
+    certified value is within the solver's tolerance (1e-7) of the best of 12 BFGS runs
+    on a softmax parametrization or below it, and the proven lower bound is below it."""
     E = _voters(seed)
     q = pb.Posterior.uniform(E.shape[1])
-    res = pb.Minimize(mv.tandem(q, E, delta=0.05, divergence=divergence)).solve()
+    alpha = RENYI_ALPHA if divergence == "renyi" else None
+    declared = mv.tandem(q, E, delta=0.05, divergence=divergence, alpha=alpha)
+    res = pb.Minimize(declared).solve()
     assert res.status == "optimal"
     objective = _tandem_objective(E, 0.05, divergence)
     rng = np.random.default_rng(seed)
@@ -316,14 +329,15 @@ def test_an_unfinished_search_still_proves_a_lower_bound(monkeypatch, pieces, di
     lo=st.floats(0, 10),
     width=st.floats(1e-12, 10),
     t=st.floats(0, 1),
+    pieces=st.sampled_from([1, 2, 256, 1 << 14]),
 )
-def test_every_point_of_an_edge_lies_above_right_of_its_piece_corner(mu, c, lo, width, t):
+def test_every_point_of_an_edge_lies_above_right_of_its_piece_corner(mu, c, lo, width, t, pieces):
     """The corners ``G`` is bounded at: each point ``(c - mu b, b)`` of the edge is, in
     both coordinates, at least the corner of the piece it lies in."""
     from cvxpb.declare.pareto import _corners
 
     hi = lo + width
-    a_corner, b_corner = _corners(mu, c, lo, hi)
+    a_corner, b_corner = _corners(mu, c, lo, hi, pieces)
     b = lo + t * (hi - lo)
     a = c - mu * b
     below = (a_corner <= a) & (b_corner <= b)
@@ -331,8 +345,8 @@ def test_every_point_of_an_edge_lies_above_right_of_its_piece_corner(mu, c, lo, 
 
 
 def test_one_term_bounds_and_constants():
-    """One term: its own minimum with its proof (the prior for a divergence, Clarabel
-    and Frank-Wolfe for the tandem risk); no term: the constant."""
+    """One term: its own minimum with its proof (the prior for a divergence, Newton's
+    method and Frank-Wolfe for the tandem risk); no term: the constant."""
     q = pb.Posterior.uniform(5)
     res = pb.Minimize(pb.sqrt(pb.KL(q)) + 0.1).solve()
     assert res.certificate.lower_bound <= 0.1 <= res.bound < 0.1 + 1e-6

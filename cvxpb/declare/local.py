@@ -80,22 +80,7 @@ class WeightSearch(ParetoSearch):
 
     def _target(self, q):
         """log10 of ``dG/dt_i / dG/dt_1`` at the oriented terms of ``q``."""
-        t = {term: self.oriented(term, q, 0) for term in self.terms}
-        slopes = []
-        for term in self.terms:
-            h = 1e-6 * max(abs(t[term]), 1e-3)
-            up = float(
-                self.bound.evaluate(
-                    Values(coordinates={**t, term: t[term] + h}, signs=self.signs), 0
-                )
-            )
-            down = float(
-                self.bound.evaluate(
-                    Values(coordinates={**t, term: t[term] - h}, signs=self.signs), 0
-                )
-            )
-            slopes.append(max((up - down) / (2 * h), 0.0))
-        slopes = np.maximum(np.array(slopes), 1e-300)
+        slopes = np.maximum(self.slopes(q, self.terms), 1e-300)
         return np.clip(np.log10(slopes[1:] / slopes[0]), -LIMIT, LIMIT)
 
     def _visit(self, point) -> Solved:

@@ -14,8 +14,10 @@ to ``(a2, b2)`` (``a1 <= a2``, ``b1 >= b2``), ``G >= G(a1, b2)``. Cutting every 
 into ``PIECES`` pieces and taking the least such corner value gives a proven lower
 bound on the minimum; the least ``G`` at a solved posterior, re-evaluated with outward
 rounding, is the upper bound. New ``mu`` go next to the edge with the least corner,
-until the two bounds meet within ``tol``. The vertices are computed in exact rational
-arithmetic and rounded down; the ``c_k`` are rounded down.
+with the ``mu`` at which the best posterior so far is stationary (``dG/db / dG/da``),
+until the two bounds meet within ``tol``; an edge whose corners alone keep them apart
+is cut into more pieces. The vertices are computed in exact rational arithmetic and
+rounded down; the ``c_k`` are rounded down.
 
 **The lower bounds ``c_k``.** Where ``B`` is a divergence,
 ``min_q' g @ q' + mu B(q')`` has a closed form with a dual certificate
@@ -23,12 +25,15 @@ arithmetic and rounded down; the ``c_k`` are rounded down.
 ``min A + mu B >= A(q) - grad A(q) @ q + min_q' [grad A(q) @ q' + mu B(q')]`` at any
 ``q``. For an affine ``A`` this is the minimum itself and ``q'`` the minimizer (the
 Gibbs and chi-squared families of ``method="exact"``); otherwise ``q`` comes from
-CVXPY with Clarabel. Without a divergence the Frank-Wolfe bound
-``f(q) + min_i grad f_i - grad f @ q`` of ``f = A + mu B`` is used.
+Newton's method where ``A`` is quadratic and ``B`` is KL
+(:mod:`cvxpb.declare.newton`), else from CVXPY with Clarabel. Without a divergence
+the Frank-Wolfe bound ``f(q) + min_i grad f_i - grad f @ q`` of ``f = A + mu B`` is
+used. No solver is trusted: the bound holds whatever ``q`` they return.
 """
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from dataclasses import dataclass
@@ -36,11 +41,15 @@ from fractions import Fraction
 
 import numpy as np
 
+from cvxpb.declare.newton import minimize_quadratic_kl
+from cvxpb.declare.terms import KLTerm
 from cvxpb.distances import nudge
 from cvxpb.summation import exact_sum
 
 PIECES = 256  # each edge of the boundary is cut into this many pieces for its corners
+MAX_PIECES = 1 << 14  # an edge that could hold the minimum is cut into up to this many
 FIRST_MUS = np.geomspace(1e-8, 1e2, 21)
+ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
 _EPS = np.finfo(float).eps
 
 
@@ -79,6 +88,7 @@ class ParetoSearch:
         self.A, self.B = terms[0], terms[-1]
         self.solved: list[Solved] = []
         self.convex = {t: t.minorant(s) for t, s in signs.items()}
+        self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G
 
     def oriented(self, term, q, rounding):
         s = self.signs[term]
@@ -100,17 +110,33 @@ class ParetoSearch:
     def value_at(self, q) -> float:
         return float(self.bound.evaluate(Values(q), +1))
 
+    def slopes(self, q, terms) -> np.ndarray:
+        """``dG/dt`` for each oriented term at ``q`` (central differences, at least 0)."""
+        t = {term: self.oriented(term, q, 0) for term in terms}
+
+        def at(term, shift):
+            values = Values(coordinates={**t, term: t[term] + shift}, signs=self.signs)
+            return float(self.bound.evaluate(values, 0))
+
+        slopes = []
+        for term in terms:
+            h = 1e-6 * max(abs(t[term]), 1e-3)
+            slopes.append(max((at(term, h) - at(term, -h)) / (2 * h), 0.0))
+        return np.array(slopes)
+
     def run(self, tol, max_solves):
         start = time.perf_counter()
+        self.tol = tol
         self.a_lo = self._least(self.A)
         self.b_lo = self._least(self.B)
         for mu in FIRST_MUS:
             self._solve(float(mu))
         while True:
+            best = min(self.solved, key=lambda s: s.value)
+            self.upper = best.value
             lower, edge = self.lower_bound()
-            upper = min(s.value for s in self.solved)
-            new = self._new_mus(edge)
-            if upper - lower <= tol or len(self.solved) >= max_solves or not new:
+            new = self._new_mus(edge, best)
+            if best.value - lower <= tol or len(self.solved) >= max_solves or not new:
                 break
             for mu in new:
                 self._solve(mu)
@@ -181,7 +207,37 @@ class ParetoSearch:
 
     def _program(self, weighted):
         """A posterior near the minimum of the weighted sum of the oriented terms (their
-        convex minorants where they have one), by CVXPY; the prior if it fails."""
+        convex minorants where they have one): by Newton's method where the terms are
+        quadratic but for one KL (:mod:`cvxpb.declare.newton`), else by CVXPY; the
+        prior if both fail."""
+        q = self._newton(weighted)
+        return self._conic(weighted) if q is None else q
+
+    def _newton(self, weighted):
+        """Newton's method on ``1/2 q @ S @ q + b @ q + mu KL``, or ``None``. A program
+        of quadratic terms alone gets ``mu = ENTROPY_FLOOR``: its solution is then only
+        a candidate, which the caller's Frank-Wolfe bound certifies."""
+        weighted = [(t, w) for t, w in weighted if w > 0]
+        entropic = [w for t, w in weighted if isinstance(t, KLTerm) and self.signs[t] > 0]
+        if len(entropic) > 1:
+            return None
+        entropic = entropic or [ENTROPY_FLOOR]
+        prior = weighted[0][0].posterior.prior
+        S, b = np.zeros((prior.size, prior.size)), np.zeros(prior.size)
+        for term, w in weighted:
+            if isinstance(term, KLTerm):
+                continue
+            minorant = self.convex[term]
+            parts = term.quadratic() if minorant is None else minorant.quadratic()
+            if parts is None:
+                return None
+            sign = 1 if minorant is not None else self.signs[term]
+            S += w * sign * parts[0]
+            b += w * sign * parts[1]
+        return minimize_quadratic_kl(S, b, entropic[0], prior, prior)
+
+    def _conic(self, weighted):
+        """The same program by CVXPY (Clarabel by default); the prior if it fails."""
         import cvxpy as cp
 
         posterior = weighted[0][0].posterior
@@ -206,21 +262,52 @@ class ParetoSearch:
             + [(Fraction(s.mu), Fraction(s.lower)) for s in self.solved if np.isfinite(s.lower)]
         )
         self._lines = lines
-        a_parts, b_parts, owners = [], [], []
-        for k, (mu, c, lo, hi) in enumerate(_edges(lines, Fraction(self.b_lo))):
-            a, b = _corners(float(mu), float(c), _down(lo), _up(hi))
-            a_parts.append(a)
-            b_parts.append(b)
-            owners.append(np.full(a.size, k))
-        coordinates = {self.A: np.concatenate(a_parts), self.B: np.concatenate(b_parts)}
-        values = self.bound.evaluate(Values(coordinates=coordinates, signs=self.signs), -1)
-        owners = np.concatenate(owners)
-        values = np.broadcast_to(values, owners.shape)
+        edges = _edges(lines, Fraction(self.b_lo))
+        fresh = [edge for edge in edges if edge not in self._edge_values]
+        if fresh:
+            self._edge_values.update(zip(fresh, self._least_corners(fresh), strict=True))
+        values = [self._edge_values[edge] for edge in edges]
         best = int(np.argmin(values))
-        return float(values[best]), int(owners[best])
+        return values[best], best
 
-    def _new_mus(self, edge):
-        """``mu`` between the edge's line and its neighbours on the boundary."""
+    def _least_corners(self, edges) -> list[float]:
+        """The least corner value of ``G`` on each edge (an edge is the same set of
+        corners whenever it recurs, so :meth:`lower_bound` keeps these)."""
+        return [
+            self._least_on_edge(float(mu), float(c), _down(lo), _up(hi)) for mu, c, lo, hi in edges
+        ]
+
+    def _least_on_edge(self, mu, c, lo, hi) -> float:
+        """The least corner value of ``G`` on the edge ``a = c - mu b``, ``b`` in
+        ``[lo, hi]``. Near the minimum ``G`` is flat along the edge, so every piece's
+        corner is short of ``G`` on the segment by about the same amount. Where the
+        least corner is below ``upper - tol`` but ``G`` on the segment there is not
+        (only finer pieces, not more ``mu``, can close that gap), the edge is cut into
+        proportionally more pieces, at most ``MAX_PIECES``."""
+        a, b = _corners(mu, c, lo, hi, PIECES)
+        values = np.array(self._at(a, b), dtype=float, ndmin=1)
+        least = float(values.min())
+        if mu == 0 or least >= self.upper - self.tol:
+            return least
+        k = int(np.argmin(values))
+        on_line = float(self._at(c - mu * b[k], b[k]))
+        if on_line < self.upper - self.tol / 2:  # only more mu can close this gap
+            return least
+        pieces = min(MAX_PIECES, PIECES * math.ceil((on_line - least) / (self.tol / 8)))
+        if pieces <= PIECES:
+            return least
+        a, b = _corners(mu, c, lo, hi, pieces)
+        return float(np.min(self._at(a, b)))
+
+    def _at(self, a, b):
+        """``G`` at oriented coordinates, rounded down."""
+        coordinates = {self.A: a, self.B: b}
+        return self.bound.evaluate(Values(coordinates=coordinates, signs=self.signs), -1)
+
+    def _new_mus(self, edge, best):
+        """``mu`` between the edge's line and its neighbours on the boundary, and the
+        ``mu`` at which the best posterior so far would be stationary
+        (``dG/dB / dG/dA``, a Newton-like step that the bisection backs up)."""
         mus = [float(mu) for mu, _ in self._lines]
         here = mus[edge]
         new = []
@@ -233,17 +320,20 @@ class ParetoSearch:
             new.append(here * 10)
         else:
             new.append(FIRST_MUS[0])
+        slope_a, slope_b = self.slopes(best.q, [self.A, self.B])
+        if slope_a > 0 and 0 < slope_b < np.inf:
+            new.append(float(slope_b / slope_a))
         known = {s.mu for s in self.solved}
-        return [mu for mu in new if mu not in known]
+        return list(dict.fromkeys(mu for mu in new if mu not in known))
 
 
-def _corners(mu, c, lo, hi):
-    """The lower-left corners of ``PIECES`` pieces of the edge ``a = c - mu b``,
+def _corners(mu, c, lo, hi, pieces):
+    """The lower-left corners of ``pieces`` pieces of the edge ``a = c - mu b``,
     ``b in [lo, hi]`` (rounded down): on the piece ``[b_(t+1), b_t]`` the least ``a`` is
     at ``b_t``, the least ``b`` at ``b_(t+1)``. ``mu = 0`` is the ray ``a = c``, ``b >= lo``."""
     if mu == 0:
         return np.array([c]), np.array([lo])
-    b = np.linspace(hi, lo, PIECES + 1)
+    b = np.linspace(hi, lo, pieces + 1)
     b[0], b[-1] = hi, lo
     a = nudge(c - nudge(mu * b[:-1], +1), -1)
     return a, b[1:]

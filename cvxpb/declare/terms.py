@@ -96,6 +96,11 @@ class Term(Expression):
         itself is not known to be convex in that direction; ``None`` where it is."""
         return None
 
+    def quadratic(self):
+        """``(S, b)`` with the core ``1/2 q @ S @ q + b @ q`` plus a constant, for the
+        Newton solver of :mod:`cvxpb.declare.newton`; ``None`` if it is not quadratic."""
+        return None
+
     def leaves(self):
         return {self: {+1}}
 
@@ -115,6 +120,9 @@ class GibbsRisk(Term):
 
     def expr(self, q):
         return self.risks @ q
+
+    def quadratic(self):
+        return np.zeros((self.risks.size, self.risks.size)), self.risks
 
 
 class QuadraticForm(Term):
@@ -143,6 +151,9 @@ class QuadraticForm(Term):
 
     def gradient(self, q):
         return 2 * self.matrix @ q
+
+    def quadratic(self):
+        return 2 * self.matrix, np.zeros(self.matrix.shape[0])
 
     def minorant(self, sign):
         """For a matrix given as pairwise estimates (no factor): the convex minorant of
@@ -226,6 +237,9 @@ class ShiftedQuadratic(Term):
 
     def gradient(self, q):
         return 2 * self.matrix @ q + self.linear
+
+    def quadratic(self):
+        return 2 * self.matrix, self.linear
 
     def expr(self, q):
         import cvxpy as cp
