@@ -192,6 +192,21 @@ class BoundProblem:
         mu = float(q[usable] @ g[usable])
         return float(np.max(np.abs(np.minimum(q[usable], g[usable] - mu))))
 
+    def declaration(self):
+        """The bound as a declared expression over a :class:`cvxpb.Posterior` with this
+        prior (:mod:`cvxpb.declare`), which ``solve(method="declared")`` minimizes."""
+        from cvxpb.declare import expressions as ex
+        from cvxpb.declare import terms
+
+        q = terms.Posterior(self.prior)
+        if self.divergence == "kl":
+            divergence = terms.KL(q)
+        elif self.divergence == "chi2":
+            divergence = terms.chi2(q)
+        else:
+            divergence = terms.renyi(q, self.alpha)
+        return ex.pac_bayes(self.bound_function, terms.gibbs_risk(q, self.risks), divergence)
+
     # -- solving -----------------------------------------------------------
 
     def solve(

@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 import cvxpb as pb
+from cvxpb.bounds import Bound
 from cvxpb.constants import log_bound_constant
 from cvxpb.declare import majority_vote as mv
+from cvxpb.declare.expressions import pac_bayes
 from cvxpb.declare.pareto import Values
 from cvxpb.kl import kl_inv_upper
 
@@ -214,12 +216,25 @@ def test_linear_min_lower_bound_brackets_the_convex_program(index, mu):
     x=st.floats(1e-6, 0.9),
     y=st.floats(1e-6, 5.0),
     atom=st.sampled_from(
-        ["sqrt", "log", "exp", "inv", "kl_inverse", "kl_inverse_lower", "pow", "c_bound", "lam"]
+        [
+            "sqrt",
+            "log",
+            "exp",
+            "inv",
+            "kl_inverse",
+            "kl_inverse_lower",
+            "pow",
+            "c_bound",
+            "lam",
+            "pac_bayes_kl",
+            "pac_bayes_chi2",
+        ]
     ),
 )
 def test_atoms_round_outward_and_are_monotone_as_declared(x, y, atom):
-    """``evaluate(-1) <= evaluate(0) <= evaluate(+1)``, and moving an argument up moves
-    the value the way the atom's declared monotonicity says."""
+    """``evaluate(-1) <= evaluate(0) <= evaluate(+1)``, strictly apart inside (0, 1)
+    (each rounds by at least one ulp), and moving an argument up moves the value the
+    way the atom's declared monotonicity says."""
     q = pb.Posterior.uniform(2)
     a, b = pb.gibbs_risk(q, [1.0, 0.0]), pb.KL(q)
     build = {
@@ -232,6 +247,8 @@ def test_atoms_round_outward_and_are_monotone_as_declared(x, y, atom):
         "pow": lambda: a**1.7,
         "c_bound": lambda: pb.c_bound(a, b / 11),
         "lam": lambda: pb.lambda_bound(a, b),
+        "pac_bayes_kl": lambda: pac_bayes(Bound("kl", "kl", 200, 0.05), a, b),
+        "pac_bayes_chi2": lambda: pac_bayes(Bound("sq", "chi2", 200, 0.05), a, 1 + b),
     }[atom]()
 
     def at(xa, yb, rounding):
@@ -240,6 +257,8 @@ def test_atoms_round_outward_and_are_monotone_as_declared(x, y, atom):
 
     low, mid, high = (at(x, y, r) for r in (-1, 0, 1))
     assert low <= mid <= high
+    if 0 < mid < 1:
+        assert low < high
     for term, (xa, yb) in ((a, (x * 1.01, y)), (b, (x, y * 1.01))):
         sign = next(iter(build.leaves().get(term, {0})))
         moved = at(xa, yb, 0)

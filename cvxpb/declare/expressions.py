@@ -298,6 +298,32 @@ class LambdaBound(Expression):
         return f"lambda_bound({self.args[0]!r}, {self.args[1]!r})"
 
 
+class PacBayes(Expression):
+    """``g(L, D)`` of a :class:`cvxpb.bounds.Bound` (one distance and divergence of
+    Sahu & Hemachandra's Theorem 1 or the KL bounds): increasing in both. ``L`` is
+    clipped into [0, 1] and ``D`` at 0, which the true values are in."""
+
+    monotonicity = (1, 1)
+
+    def __init__(self, function, L, D):
+        super().__init__(L, D)
+        self.function = function
+
+    def _apply(self, arguments, rounding):
+        L, D = np.broadcast_arrays(*arguments)
+        return self.function(np.clip(L, 0.0, 1.0), np.maximum(D, 0.0), rounding)
+
+    def __repr__(self):
+        f = self.function
+        return f"pac_bayes[{f.distance}, {f.divergence}]({self.args[0]!r}, {self.args[1]!r})"
+
+
+def pac_bayes(function, L, D) -> Expression:
+    """The bound ``function`` (a :class:`cvxpb.bounds.Bound`) of the risk ``L`` and its
+    divergence ``D`` (``sum q^2 / p`` for chi2, ``D_alpha`` for renyi, KL for kl)."""
+    return PacBayes(function, L, D)
+
+
 def sqrt(x) -> Expression:
     return Power(x, 0.5)
 

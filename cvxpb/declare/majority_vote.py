@@ -37,8 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, check_alpha, default_grid
-from cvxpb.constants import bound_constant, conjugate, log_bound_constant
+from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, Bound, check_alpha
 from cvxpb.declare import expressions as ex
 from cvxpb.declare.terms import (
     KL,
@@ -127,46 +126,15 @@ def pac_bayes_lambda(q: Posterior, risks, n, delta):
 
 def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
     """A bound on the true value of ``risk`` (a {0, 1}-loss average under ``q`` or, for
-    ``copies = 2``, under ``q x q``) as a declared expression."""
+    ``copies = 2``, under ``q x q``) as a declared expression: the
+    :class:`cvxpb.bounds.Bound` of :class:`cvxpb.BoundProblem`, at the divergence of
+    ``q``'s copies (``2 KL``, the chi-squared sum squared, ``2 D_alpha``)."""
     n, delta = check_count(n, "n"), check_delta(delta)
     check_choice(divergence, "divergence", tuple(DISTANCES_BY_DIVERGENCE))
     check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
-    alpha = check_alpha(divergence, alpha)
-    if divergence == "kl":
-        return _kl_bound(risk, copies * KL(q), n, delta, distance)
+    function = Bound(distance, divergence, n, delta, alpha=check_alpha(divergence, alpha))
     if divergence == "chi2":
-        constant = bound_constant(distance, n, "exact", 2.0) / delta
-        moment = chi2(q)  # the pair's sum is this one squared
-        complexity = moment * np.sqrt(constant) if copies == 2 else ex.sqrt(moment * constant)
+        D = chi2(q) if copies == 1 else chi2(q) ** copies
     else:
-        log_constant = log_bound_constant(distance, n, "exact", alpha) - np.log(delta)
-        complexity = ex.exp((copies * renyi(q, alpha) + log_constant) / conjugate(alpha))
-    return _invert(risk, complexity, distance)
-
-
-def _kl_bound(risk, divergence, n, delta, distance):
-    if distance in ("kl", "sq"):
-        complexity = (divergence + np.log(2 * np.sqrt(n) / delta)) / n
-        return _invert(risk, complexity if distance == "kl" else complexity / 2, distance)
-    grid = default_grid(distance, n)
-    if distance == "linear":
-        return ex.union_min(
-            lambda lam, share: risk + (divergence + np.log(1 / share)) / lam + lam / (8 * n),
-            grid,
-            delta,
-        )
-    return ex.union_min(  # Catoni
-        lambda C, share: (
-            (1 - ex.exp(-C * risk - (divergence + np.log(1 / share)) / n)) / -np.expm1(-C)
-        ),
-        grid,
-        delta,
-    )
-
-
-def _invert(risk, complexity, distance):
-    if distance == "linear":
-        return risk + complexity
-    if distance == "sq":
-        return risk + ex.sqrt(complexity)
-    return ex.kl_inverse(risk, complexity)
+        D = copies * (KL(q) if divergence == "kl" else renyi(q, function.alpha))
+    return ex.pac_bayes(function, risk, D)

@@ -47,6 +47,7 @@ from cvxpb.distances import nudge
 from cvxpb.summation import exact_sum
 
 PIECES = 256  # each edge of the boundary is cut into this many pieces for its corners
+STALL = 5  # rounds without the lower bound rising by tol end a search through a minorant
 MAX_PIECES = 1 << 14  # an edge that could hold the minimum is cut into up to this many
 FIRST_MUS = np.geomspace(1e-8, 1e2, 21)
 ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
@@ -131,13 +132,18 @@ class ParetoSearch:
         self.b_lo = self._least(self.B)
         for mu in FIRST_MUS:
             self._solve(float(mu))
+        relaxed = any(m is not None for m in self.convex.values())
+        history = []
         while True:
             best = min(self.solved, key=lambda s: s.value)
             self.upper = best.value
             lower, edge = self.lower_bound()
+            history.append(lower)
             new = self._new_mus(edge, best)
             if best.value - lower <= tol or len(self.solved) >= max_solves or not new:
                 break
+            if relaxed and len(history) > STALL and history[-1] - history[-1 - STALL] <= tol:
+                break  # the minorant's own shortfall holds the bounds apart
             for mu in new:
                 self._solve(mu)
         best = min(self.solved, key=lambda s: s.value)

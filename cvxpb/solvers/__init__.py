@@ -15,6 +15,7 @@ _MODULES = {
     "ccp": "ccp_bounds",
     "nlp": "nlp",
     "fixed_point": "fixed_point",
+    "declared": "declared",
 }
 
 
