@@ -45,8 +45,8 @@ class WeightSearch(ParetoSearch):
     differences of the declared expression), damped until the bound falls.
     """
 
-    def __init__(self, bound, terms, signs, solver="CLARABEL"):
-        super().__init__(bound, terms, signs, solver)
+    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None):
+        super().__init__(bound, terms, signs, solver, replace)
         self.terms = list(terms)
         self.points: dict = {}  # log-weights -> Solved
 

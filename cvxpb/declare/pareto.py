@@ -67,28 +67,37 @@ class Solved:
 
 class Values:
     """The terms' cores for :meth:`Expression.evaluate`: at a posterior (each rounded
-    as asked, cached) or at given oriented coordinates (exact)."""
+    as asked, cached) or at given oriented coordinates (exact). ``replace`` maps terms
+    to oriented stand-ins (majorants) whose values are used instead."""
 
-    def __init__(self, q=None, coordinates=None, signs=None):
+    def __init__(self, q=None, coordinates=None, signs=None, replace=None):
         self.q, self.coordinates, self.signs, self._cache = q, coordinates, signs, {}
+        self.replace = replace or {}
 
     def __call__(self, term, rounding):
         if self.coordinates is not None:
             return self.signs[term] * self.coordinates[term]
         key = (term, rounding)
         if key not in self._cache:
-            self._cache[key] = term.core(self.q, rounding)
+            stand_in = self.replace.get(term)
+            if stand_in is None:
+                self._cache[key] = term.core(self.q, rounding)
+            else:
+                sign = self.signs[term]
+                self._cache[key] = sign * stand_in.core(self.q, sign * rounding)
         return self._cache[key]
 
 
 class ParetoSearch:
     """Branch and bound over ``mu`` for ``bound`` in the oriented terms ``A``, ``B``."""
 
-    def __init__(self, bound, terms, signs, solver="CLARABEL"):
+    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None):
         self.bound, self.signs, self.solver = bound, signs, solver
         self.A, self.B = terms[0], terms[-1]
         self.solved: list[Solved] = []
         self.convex = {t: t.minorant(s) for t, s in signs.items()}
+        self.replace = replace or {}  # majorants standing in for terms (convex-concave)
+        self.convex.update(self.replace)
         self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G
 
     def oriented(self, term, q, rounding):
@@ -109,7 +118,8 @@ class ParetoSearch:
         return self.signs[term] * term.expr(q) if minorant is None else minorant.expr(q)
 
     def value_at(self, q) -> float:
-        return float(self.bound.evaluate(Values(q), +1))
+        """The bound at ``q`` rounded up (through the majorants that stand in, if any)."""
+        return float(self.bound.evaluate(Values(q, signs=self.signs, replace=self.replace), +1))
 
     def slopes(self, q, terms) -> np.ndarray:
         """``dG/dt`` for each oriented term at ``q`` (central differences, at least 0)."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import time
 
 import numpy as np
 
@@ -13,6 +15,7 @@ from cvxpb.result import Certificate, Result
 from cvxpb.validation import check_count, check_distribution, check_positive, real_array
 
 ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
+CCP_ROUNDS = 20  # rounds of the convex-concave procedure at most
 
 
 class Minimize:
@@ -25,7 +28,10 @@ class Minimize:
     convex terms, decreasing in concave ones (a :class:`DeclarationError` says which
     atom or term breaks it). With one or two terms the minimum is global and certified
     (:mod:`cvxpb.declare.pareto`); with more, :mod:`cvxpb.declare.local` finds a local
-    one and says so (status ``"local"``).
+    one and says so (status ``"local"``). A quadratic form against its curvature, or
+    given as pairwise estimates, is accepted too: its convex minorant proves the lower
+    bound and the convex-concave procedure improves the posterior (status ``"local"``
+    where a gap remains).
     """
 
     def __init__(self, bound):
@@ -52,11 +58,16 @@ class Minimize:
             lines.append(f"  {term.name}: {term.curvature} in q; the bound is {direction} in it")
             minorant = term.minorant(sign)
             if minorant is not None:
+                what = "pairwise estimates" if term.factor is None else "against its curvature"
                 lines.append(
-                    f"    a matrix of pairwise estimates: its convex minorant on the simplex "
-                    f"(short by at most {-minorant.lam:.3g} (1 - |q|^2)) proves the lower bound"
+                    f"    a quadratic form ({what}): its convex minorant on the simplex (short "
+                    f"by at most {-minorant.lam:.3g} (1 - |q|^2)) proves the lower bound, and "
+                    "the convex-concave procedure (tangent majorants) improves the posterior"
                 )
-        lines.append("rule: monotone in each term, increasing in convex, decreasing in concave: OK")
+        lines.append(
+            "rule: monotone in each term, increasing in convex, decreasing in concave "
+            "(quadratic forms either way, through their convex minorant): OK"
+        )
         lines.append(f"method: {self._method_note()}")
         return "\n".join(lines)
 
@@ -89,23 +100,49 @@ class Minimize:
         if n == 0:
             value = float(self.bound.evaluate(Values(), +1))
             return _result(value, np.array([]), "optimal", 0.0, 0, value, {}, None)
+        start = time.perf_counter()
+        best, lower, search = self._search(n, tol, max_solves, solver)
+        solves = len(search.solved)
+        relaxed = [t for t in self.terms if search.convex[t] is not None]
+        if relaxed and best.value - lower > tol:
+            best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver)
+            solves += more
+        gap = best.value - lower
         if n > 2:
-            search = WeightSearch(self.bound, self.terms, self.signs, solver)
-            best, lower, seconds = search.run(tol, max_solves)
-            gap = best.value - lower
             certificate = Certificate("weights", math.nan, None, lower, gap)
-            status = "optimal" if gap <= tol else "local"
         else:
-            search = ParetoSearch(self.bound, self.terms, self.signs, solver)
-            best, lower, seconds = search.run(tol, max_solves) if n == 2 else search.run_single()
-            gap = best.value - lower
             certificate = Certificate("mu", best.mu, None, lower, gap)
-            relaxed = any(m is not None for m in search.convex.values())
-            status = "optimal" if gap <= tol else "local" if relaxed else "optimal_inaccurate"
+        local = n > 2 or relaxed
+        status = "optimal" if gap <= tol else "local" if local else "optimal_inaccurate"
         values = {t.name: t.value(best.q) for t in self.terms}
-        return _result(
-            best.value, best.q, status, seconds, len(search.solved), lower, values, certificate
-        )
+        seconds = time.perf_counter() - start
+        return _result(best.value, best.q, status, seconds, solves, lower, values, certificate)
+
+    def _search(self, n, tol, max_solves, solver, replace=None):
+        """``(best, lower, search)``: the Pareto search (one or two terms) or the weight
+        search (more), through ``replace``'s majorants if given."""
+        kind = WeightSearch if n > 2 else ParetoSearch
+        search = kind(self.bound, self.terms, self.signs, solver, replace)
+        best, lower, _ = search.run_single() if n == 1 else search.run(tol, max_solves)
+        return best, lower, search
+
+    def _convex_concave(self, best, relaxed, n, tol, max_solves, solver):
+        """The convex-concave procedure from ``best``: each round replaces the
+        ``relaxed`` terms by their convex majorants touching them at the current
+        posterior (:class:`cvxpb.declare.terms.TangentMajorant`) and solves that bound
+        globally; the true bound at its minimizer is at most the majorized one, which is
+        at most the current value. Rounds go on while the bound falls by more than
+        ``tol`` (at most ``CCP_ROUNDS``). Returns the best posterior and the programs."""
+        solves = 0
+        for _ in range(CCP_ROUNDS):
+            replace = {t: t.majorant(self.signs[t], best.q) for t in relaxed}
+            candidate, _, search = self._search(n, tol, max_solves, solver, replace)
+            solves += len(search.solved)
+            value = self.value_at(candidate.q)
+            if not value < best.value - tol:
+                break
+            best = dataclasses.replace(candidate, value=value)
+        return best, solves
 
 
 def _signs(bound) -> dict:
@@ -122,7 +159,7 @@ def _signs(bound) -> dict:
             need = "convex" if sign > 0 else "concave"
             raise DeclarationError(
                 f"the bound is {direction} in {term!r}, which is {term.curvature}; a bound "
-                f"{direction} in a term needs it {need} (or affine)"
+                f"{direction} in a term needs it {need} (or affine, or a quadratic form)"
             )
         signs[term] = sign
     return signs

@@ -156,14 +156,21 @@ class QuadraticForm(Term):
         return 2 * self.matrix, np.zeros(self.matrix.shape[0])
 
     def minorant(self, sign):
-        """For a matrix given as pairwise estimates (no factor): the convex minorant of
-        ``sign * q @ M @ q`` on the simplex, :class:`ShiftedQuadratic`."""
-        if self.factor is not None:
+        """For a matrix given as pairwise estimates (no factor), or a direction its
+        curvature does not fit (a concave form in an increasing bound): the convex
+        minorant of ``sign * q @ M @ q`` on the simplex, :class:`ShiftedQuadratic`."""
+        fits = self.curvature == ("convex" if sign > 0 else "concave")
+        if self.factor is not None and fits:
             return None
         cache = self.__dict__.setdefault("_minorants", {})
         if sign not in cache:
             cache[sign] = ShiftedQuadratic(self, sign)
         return cache[sign]
+
+    def majorant(self, sign, at):
+        """The convex majorant of ``sign * q @ M @ q`` touching it at ``at``
+        (:class:`TangentMajorant`), for the convex-concave procedure."""
+        return TangentMajorant(self, sign, np.asarray(at, dtype=float))
 
     def expr(self, q):
         import cvxpy as cp
@@ -200,34 +207,11 @@ class Disagreement(QuadraticForm):
         return super().expr(q)
 
 
-class ShiftedQuadratic(Term):
-    """A convex minorant of ``N(q) = sign * q @ M @ q`` on the simplex.
-
-    With ``P = I - 1 1^T / H`` and ``sum q = 1``, ``q = P q + 1 / H``, so
-    ``N(q) = (Pq) @ N @ (Pq) + l @ q + k`` with ``l = 2 P N 1 / H``, ``k = 1 N 1 / H^2``.
-    Let ``lam <= min(0, least eigenvalue of N on the plane sum q = 0)``. Then
-    ``Q = P (N - lam I) P`` is positive semidefinite and, as ``|Pq|^2 <= 1 - 1/H``,
-    ``N(q) = q @ Q @ q + lam |Pq|^2 + l @ q + k >= q @ Q @ q + l @ q + k + lam (1 - 1/H)``,
-    which is the minorant; it falls short by ``-lam (1 - |q|^2)``, nothing where ``N``
-    is convex on the simplex (``lam`` is then only the eigenvalue solver's error
-    margin) and little for pairwise estimates of a semidefinite matrix.
-    """
+class ConvexQuadratic(Term):
+    """``q @ matrix @ q + linear @ q + constant`` with a positive semidefinite
+    ``matrix``: the convex stand-in of a quadratic form (a minorant or a majorant)."""
 
     curvature = "convex"
-
-    def __init__(self, form, sign):
-        super().__init__(form.posterior, f"minorant of {'-' if sign < 0 else ''}{form.name}")
-        H = form.matrix.shape[0]
-        N = sign * form.matrix
-        P = np.eye(H) - 1.0 / H
-        tangent = _tangent_basis(H)
-        eigenvalues = np.linalg.eigvalsh(tangent.T @ N @ tangent) if H > 1 else np.zeros(1)
-        error = 8 * H * _EPS * max(float(np.max(np.abs(eigenvalues))), float(np.max(np.abs(N))))
-        self.lam = min(float(eigenvalues[0]), 0.0) - error
-        self.matrix = P @ (N - self.lam * np.eye(H)) @ P
-        self.matrix = (self.matrix + self.matrix.T) / 2
-        self.linear = 2 * P @ N.sum(axis=1) / H
-        self.constant = float(N.sum()) / H**2 + self.lam * (1 - 1 / H)
 
     def core(self, q, rounding=0):
         linear = exact_sum(self.linear * q)
@@ -245,6 +229,51 @@ class ShiftedQuadratic(Term):
         import cvxpy as cp
 
         return cp.quad_form(q, cp.psd_wrap(self.matrix)) + self.linear @ q + self.constant
+
+
+class ShiftedQuadratic(ConvexQuadratic):
+    """A convex minorant of ``N(q) = sign * q @ M @ q`` on the simplex.
+
+    With ``P = I - 1 1^T / H`` and ``sum q = 1``, ``q = P q + 1 / H``, so
+    ``N(q) = (Pq) @ N @ (Pq) + l @ q + k`` with ``l = 2 P N 1 / H``, ``k = 1 N 1 / H^2``.
+    Let ``lam <= min(0, least eigenvalue of N on the plane sum q = 0)``. Then
+    ``Q = P (N - lam I) P`` is positive semidefinite and, as ``|Pq|^2 <= 1 - 1/H``,
+    ``N(q) = q @ Q @ q + lam |Pq|^2 + l @ q + k >= q @ Q @ q + l @ q + k + lam (1 - 1/H)``,
+    which is the minorant; it falls short by ``-lam (1 - |q|^2)``, nothing where ``N``
+    is convex on the simplex (``lam`` is then only the eigenvalue solver's error
+    margin) and little for pairwise estimates of a semidefinite matrix.
+    """
+
+    def __init__(self, form, sign):
+        super().__init__(form.posterior, f"minorant of {'-' if sign < 0 else ''}{form.name}")
+        H = form.matrix.shape[0]
+        N = sign * form.matrix
+        P = np.eye(H) - 1.0 / H
+        tangent = _tangent_basis(H)
+        eigenvalues = np.linalg.eigvalsh(tangent.T @ N @ tangent) if H > 1 else np.zeros(1)
+        error = 8 * H * _EPS * max(float(np.max(np.abs(eigenvalues))), float(np.max(np.abs(N))))
+        self.lam = min(float(eigenvalues[0]), 0.0) - error
+        self.matrix = P @ (N - self.lam * np.eye(H)) @ P
+        self.matrix = (self.matrix + self.matrix.T) / 2
+        self.linear = 2 * P @ N.sum(axis=1) / H
+        self.constant = float(N.sum()) / H**2 + self.lam * (1 - 1 / H)
+
+
+class TangentMajorant(ConvexQuadratic):
+    """A convex majorant of ``N(q) = sign * q @ M @ q`` that touches it at ``at``: with
+    ``N = N+ + N-`` (the positive and negative parts of its eigendecomposition), the
+    concave ``q @ N- @ q`` is at most its tangent at ``at``, so
+    ``N(q) <= q @ N+ @ q + 2 (N- at) @ q - at @ N- @ at``. Minimizing a bound through
+    it never raises the bound: the step of the convex-concave procedure."""
+
+    def __init__(self, form, sign, at):
+        super().__init__(form.posterior, f"majorant of {'-' if sign < 0 else ''}{form.name}")
+        values, vectors = np.linalg.eigh(sign * form.matrix)
+        self.matrix = (vectors * np.maximum(values, 0.0)) @ vectors.T
+        self.matrix = (self.matrix + self.matrix.T) / 2
+        negative = (vectors * np.minimum(values, 0.0)) @ vectors.T
+        self.linear = 2 * negative @ at
+        self.constant = -float(at @ negative @ at)
 
 
 def _tangent_basis(H):
