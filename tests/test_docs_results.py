@@ -137,3 +137,40 @@ def test_majority_vote_wide_tables_are_the_summary_pivoted():
         wide = majority_vote.wide(table, column).reset_index()
         assert list(committed.columns) == list(wide.columns)
         assert np.allclose(committed.iloc[:, 2:], wide.iloc[:, 2:], atol=1e-4, equal_nan=True)
+
+
+def test_majority_vote_benchmark_claims():
+    """docs/majority_vote.rst's claims on the committed benchmark: cvxpb never above the
+    published optimizers (PAC-Bayes-lambda within 2e-14), below them on every
+    first-order and tandem row, "optimal" on every split row."""
+    lines = (RESULTS / "majority_vote" / "benchmark.txt").read_text().splitlines()
+    rows = [line.split() for line in lines[1:] if line.strip()]
+    assert len(rows) == 36
+    for dataset, mode, bound, _, status, _, difference, *_ in rows:
+        difference = float(difference)
+        assert difference <= 2e-14, (dataset, mode, bound)
+        if bound != "lambda":
+            assert difference < 0, (dataset, mode, bound)
+        if mode == "split":
+            assert status == "optimal", (dataset, bound)
+
+
+def test_majority_vote_test_risk_claims():
+    """docs/majority_vote.rst's ratios of each posterior's vote to the uniform vote's
+    test risk (mushroom, where every vote is perfect, left out)."""
+    risks = pd.read_csv(RESULTS / "majority_vote" / "majority_vote_risks_wide.csv")
+    risks = risks[risks.dataset != "mushroom"]
+    chess_oob = (risks.dataset == "chess") & (risks["mode"] == "oob")
+
+    def span(column, rows):
+        ratio = (risks.loc[rows, column] / risks.loc[rows, "uniform"]).dropna()
+        return round(ratio.min(), 2), round(ratio.max(), 2)
+
+    everywhere = np.ones(len(risks), dtype=bool)
+    assert span("first_order", everywhere) == (1.31, 5.03)
+    assert span("lambda", everywhere)[0] >= 1.28 and span("lambda", everywhere)[1] <= 5.0
+    assert span("tnd", everywhere) == (0.64, 1.27)
+    for bound in ("c_bound", "dis"):
+        low, high = span(bound, ~chess_oob)
+        assert 0.94 <= low and high <= 1.6
+        assert span(bound, chess_oob) == (3.09, 3.09)
