@@ -174,3 +174,23 @@ def test_majority_vote_test_risk_claims():
         low, high = span(bound, ~chess_oob)
         assert 0.94 <= low and high <= 1.6
         assert span(bound, chess_oob) == (3.09, 3.09)
+
+
+def test_the_paper_constants_ratios_quoted_in_the_docs():
+    """constants.rst and stochastic_svm.rst: the paper's squared-distance constant is
+    below the supremum at m = 1 (invalid) and 3.25 to 4 times it from m = 2; its kl
+    constant is 61 to 692 times the supremum at the experiment's sample sizes and about
+    21 times at m = 50."""
+    from cvxpb.constants import bound_constant
+
+    def ratio(distance, m):
+        return bound_constant(distance, m, "paper", 2.0) / bound_constant(distance, m, "exact", 2.0)
+
+    assert ratio("sq", 1) == pytest.approx(0.75)
+    assert all(3.25 <= ratio("sq", m) < 4 for m in (2, 3, 10, 1000))
+    sizes = sorted(set(pd.read_csv(RESULTS / "paper" / "stochastic_svm.csv")["m"]))
+    assert (sizes[0], sizes[-1]) == (122, 1323)
+    ratios = [ratio("kl", m) for m in sizes]
+    assert round(min(ratios)) == 61 and round(max(ratios)) == 692
+    assert round(ratio("kl", 50)) == 21
+    assert round(np.sqrt(1990 / 158), 1) == 3.5 and round(np.sqrt(1990 / 158 * 5), 1) == 7.9

@@ -10,10 +10,13 @@ Section 5.8 fixes it at 1/4) and ``optimize=False`` keeps both.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.gp.bound import PACBayesMixin
@@ -25,6 +28,32 @@ BOUNDS = ((np.log(1e-2), np.log(1e2)), (np.log(1e-2), np.log(1e3)))  # log ampli
 
 KERNELS = ("rbf", "linear")
 OPTIMIZE = (True, False, "length_scale")
+
+
+class HyperparameterBoundWarning(ConvergenceWarning):
+    """The marginal likelihood still rose at the edge of the hyperparameter search."""
+
+
+def at_search_bound(theta, optimize) -> tuple:
+    """The hyperparameters the search left on an edge of :data:`BOUNDS` (a warning says
+    so): there the marginal likelihood still rises, as it does in the amplitude on data
+    the latent function separates. Predictions stay usable; the posterior's latent
+    variances, and with them any log-loss risk, are then set by the bound."""
+    names = ("amplitude", "length_scale") if optimize is True else ("length_scale",)
+    found = []
+    for name in names:
+        k = 0 if name == "amplitude" else 1
+        for end, side in zip(BOUNDS[k], ("lower", "upper"), strict=True):
+            if abs(theta[k] - end) <= 1e-6:
+                found.append(name)
+                warnings.warn(
+                    f"the {name} reached the {side} end of its search range "
+                    f"({np.exp(end):g}): the EP marginal likelihood still rises there, so the "
+                    "posterior's latent variances are set by that bound",
+                    HyperparameterBoundWarning,
+                    stacklevel=4,
+                )
+    return tuple(found)
 
 
 def rbf(X, Z, amplitude, length_scale):
@@ -78,6 +107,9 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
     ----------
     classes_, amplitude_, length_scale_, log_marginal_likelihood_, ep_ (the sites),
     n_sweeps_
+    at_bound_ : tuple of str
+        The hyperparameters the search left at an end of its range (``BOUNDS``), each
+        with a :class:`HyperparameterBoundWarning`.
     """
 
     def __init__(
@@ -103,8 +135,10 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
         signed = np.where(y == self.classes_[1], 1.0, -1.0)
         self.X_train_, self.y_signed_ = X, signed
         theta, warm = np.log([self.amplitude, self.length_scale]), None
+        self.at_bound_ = ()
         if self.optimize:
             theta, warm = self._search(X, signed, theta)
+            self.at_bound_ = at_search_bound(theta, self.optimize)
         self.amplitude_, self.length_scale_ = np.exp(theta)
         K = kernel_matrix(self.kernel, X, X, self.amplitude_, self.length_scale_)
         self.ep_ = run_ep(K, signed, self.max_sweeps, init=warm)

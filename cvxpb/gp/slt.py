@@ -71,6 +71,9 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
     soft_labels_ : ndarray of shape (n_samples,)
     privileged_ : GPClassifierEP
         The GPC on the privileged features.
+    at_bound_ : tuple of str
+        The kernel hyperparameters on ``X`` left at an end of their search range (see
+        :class:`cvxpb.gp.classifier.HyperparameterBoundWarning`).
     log_marginal_likelihood_ : float
         Eq. (25), conditional on the soft labels.
     ep_ : EPState
@@ -115,7 +118,7 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         self.privileged_.fit(X_star, y)
         self.soft_labels_ = self.privileged_._latent(X_star)[0]
         theta = np.array([np.log(self.amplitude), np.log(self.length_scale), self.rho])
-        warm = None
+        warm, self.at_bound_ = None, ()
         if self.optimize:
             theta, warm = self._search(X, y, signed, theta)
         self.amplitude_, self.length_scale_ = np.exp(theta[:2])
@@ -140,6 +143,7 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
             self.kernel, *np.exp(theta[:2]), optimize=self.optimize, max_sweeps=self.max_sweeps
         )
         plain.fit(X, y)
+        self.at_bound_ = plain.at_bound_
         amplitude, scale = plain.amplitude_, plain.length_scale_
         K = kernel_matrix(self.kernel, X, X, amplitude, scale)
         s = self.soft_labels_
