@@ -93,7 +93,8 @@ class Minimize:
         at the returned posterior, rounded outward) and the proven lower bound are
         within ``tol`` (absolute), else ``"optimal_inaccurate"`` with the gap; ``"local"``
         (a true bound at the posterior returned, not proven least) for three or more
-        terms, or where a pairwise-estimated matrix's convex minorant leaves a gap."""
+        terms, or where the convex minorant of a quadratic form (pairwise estimates, or
+        against its curvature) leaves a gap."""
         check_positive(tol, "tol")
         check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
         n = len(self.terms)

@@ -39,10 +39,10 @@ def at_search_bound(theta, optimize) -> tuple:
     so): there the marginal likelihood still rises, as it does in the amplitude on data
     the latent function separates. Predictions stay usable; the posterior's latent
     variances, and with them any log-loss risk, are then set by the bound."""
-    names = ("amplitude", "length_scale") if optimize is True else ("length_scale",)
+    searched = (0, 1) if optimize is True else (1,)  # "length_scale" keeps the amplitude
     found = []
-    for name in names:
-        k = 0 if name == "amplitude" else 1
+    for k in searched:
+        name = ("amplitude", "length_scale")[k]
         for end, side in zip(BOUNDS[k], ("lower", "upper"), strict=True):
             if abs(theta[k] - end) <= 1e-6:
                 found.append(name)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 
 from cvxpb.result import Certificate
-from cvxpb.validation import check_count, check_positive
 
 
 def solve(problem, tol: float = 1e-7, max_solves: int = 300):
@@ -23,11 +22,8 @@ def solve(problem, tol: float = 1e-7, max_solves: int = 300):
     posterior, rounded outward) is within ``tol`` of the proven lower bound, else
     ``"optimal_inaccurate"``. ``max_solves`` caps the scalarized programs.
     """
-    from cvxpb.declare import Minimize
-    from cvxpb.declare.pareto import FIRST_MUS
+    from cvxpb.declare import Minimize  # whose solve checks tol and max_solves first
 
-    check_positive(tol, "tol")
-    check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
     start = time.perf_counter()
     solved = Minimize(problem.declaration()).solve(tol=tol, max_solves=max_solves)
     result = problem.result_from_posterior(
