@@ -23,6 +23,7 @@ FORMATTER = argparse.ArgumentDefaultsHelpFormatter
 # Run times of the README's experiment commands on a quiet 2-core machine.
 RUN_TIMES = {
     "stochastic-svm": "--dataset wdbc,bupa takes about 25 s",
+    "stochastic-svm-appendix": "on the committed H = 1990 run, about 15 minutes",
     "minimax": "--dataset hepatitis,crx --runs 20 takes about 1 minute",
     "prior-svm": "--dataset pima --runs 5 takes about 16 to 18 minutes (55 grid cells a run)",
     "slt-gp": "--setting latent_gp --repeats 10 takes about 4 minutes (30 GP fits)",
@@ -164,13 +165,42 @@ def _add_stochastic_svm(which) -> None:
     svm.add_argument("--delta", type=float, default=0.05, help="confidence: holds w.p. 1 - delta")
     svm.add_argument("--constants", default="exact", choices=CONSTANTS, help="the bound's constant")
     svm.add_argument("--method", default="exact", choices=tuple(METHODS), help="how to minimize")
-    svm.add_argument(
+    grid = svm.add_mutually_exclusive_group()
+    grid.add_argument(
         "--lambdas", help="file of lambdas (default: Sahu & Hemachandra's 158-value grid)"
+    )
+    grid.add_argument(
+        "--H",
+        type=int,
+        dest="grid_size",
+        metavar="H",
+        help="the first H lambdas of the paper's Appendix D grid 0.1, 0.11, ... (Table 3: 1990)",
+    )
+    svm.add_argument(
+        "--cost",
+        default="1/(lam n)",
+        choices=("1/(lam n)", "1/lam"),
+        help="how lambda becomes libsvm's C for n training examples (the paper does not say)",
     )
     svm.add_argument("--folds", type=int, default=5, help="CV folds; 0 skips the CV baseline")
     svm.add_argument("--n-jobs", type=int, help="joblib workers for the SVMs and the CV")
     _add_common(svm, "directory for CSV, JSON and PNG files")
     svm.set_defaults(run=_command("cmd_stochastic_svm"))
+
+
+def _add_stochastic_svm_appendix(which) -> None:
+    app = _experiment_parser(
+        which,
+        "stochastic-svm-appendix",
+        "Sahu & Hemachandra's Appendix D (Tables 6-9, Figures 4-5) on the SVMs of a "
+        "stochastic-svm run made with --H",
+    )
+    app.add_argument(
+        "--results", required=True, help="the --out directory of a 'stochastic-svm --H' run"
+    )
+    app.add_argument("--starts", type=int, default=200, help="random CCP starts (Table 8)")
+    app.add_argument("--out", help="directory for the CSV files (default: --results)")
+    app.set_defaults(run=_command("cmd_stochastic_svm_appendix"))
 
 
 def _add_minimax(which) -> None:
@@ -268,7 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="The papers' experiments: tables, JSON and plots written under --out.",
     )
     which = experiment.add_subparsers(dest="experiment", required=True)
-    for add in (_add_stochastic_svm, _add_minimax, _add_prior_svm, _add_slt_gp, _add_majority_vote):
+    experiments = (_add_stochastic_svm, _add_stochastic_svm_appendix, _add_minimax)
+    for add in (*experiments, _add_prior_svm, _add_slt_gp, _add_majority_vote):
         add(which)
     return parser
 

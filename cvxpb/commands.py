@@ -244,6 +244,17 @@ def _written_to(args) -> None:
         print(f"\nwritten to {Path(args.out)}/")
 
 
+def _lambdas(args):
+    """The grid of ``--lambdas`` (a file) or ``--H`` (Appendix D's), else None (Section 7's)."""
+    if args.grid_size is not None:
+        from cvxpb.svm import linear_grid
+
+        if args.grid_size < 1:
+            raise ValueError(f"--H must be a positive integer, got {args.grid_size}")
+        return linear_grid(args.grid_size)
+    return None if args.lambdas is None else read_vector(args.lambdas)
+
+
 def cmd_stochastic_svm(args) -> int:
     from cvxpb.experiments import stochastic_svm as experiment
 
@@ -252,8 +263,10 @@ def cmd_stochastic_svm(args) -> int:
         "delta": args.delta,
         "constants": args.constants,
         "method": args.method,
-        "lambdas": None if args.lambdas is None else read_vector(args.lambdas),
+        "lambdas": _lambdas(args),
+        "cost": args.cost,
         "folds": None if args.folds == 0 else args.folds,
+        "subsets": not args.no_plots,  # the ordered-subset bounds are drawn, not tabulated
         "random_state": args.seed,
         "n_jobs": args.n_jobs,
     }
@@ -275,6 +288,23 @@ def cmd_stochastic_svm(args) -> int:
         cv = experiment.cv_table(runs)
         print(cv.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     _written_to(args)
+    return 0
+
+
+def cmd_stochastic_svm_appendix(args) -> int:
+    import json
+
+    from cvxpb.experiments import stochastic_svm_appendix as appendix
+
+    source = Path(args.results) / "stochastic_svm.json"
+    if not source.is_file():
+        raise ValueError(f"--results must hold a stochastic-svm run's JSON; {source} is missing")
+    if args.starts < 2:
+        raise ValueError(f"--starts must be at least 2, got {args.starts}")
+    payload = json.loads(source.read_text())
+    out = Path(args.out or args.results)
+    for path in appendix.write(payload, out, starts=args.starts):
+        print(f"written {path}")
     return 0
 
 

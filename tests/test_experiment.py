@@ -36,6 +36,11 @@ def test_cv_picks_the_lambda_of_least_mean_fold_error():
 def test_lambda_svc_scales_c_with_the_sample():
     X, y = np.random.default_rng(0).normal(size=(40, 2)), np.arange(40) % 2
     assert LambdaSVC(lam=0.5).fit(X, y).svc_.C == pytest.approx(1 / 20)
+    assert LambdaSVC(lam=0.5, cost="1/lam").fit(X, y).svc_.C == 2.0
+    with pytest.raises(ValueError, match="cost must be one of"):
+        LambdaSVC(lam=0.5, cost="lam").fit(X, y)
+    search = cross_validate(X, y, [0.5], folds=2, cost="1/lam", random_state=0)
+    assert search.best_estimator_.svc_.C == 2.0
     with pytest.raises(ValueError, match="folds must be an integer >= 2"):
         cross_validate(X, y, [0.1], folds=1)
     with pytest.raises(ValueError, match="lambdas must be finite and positive"):
@@ -149,6 +154,22 @@ def test_command_line(tmp_path, capsys):
     assert payload["datasets"][0]["cv"] is None
     assert main(["experiment", "stochastic-svm", "--dataset", "nope"]) == 2
     assert "datasets must be among" in capsys.readouterr().err
+    assert main(["experiment", "stochastic-svm", "--dataset", "haberman", "--H", "0"]) == 2
+    assert "--H must be a positive integer" in capsys.readouterr().err
+    bad_cost = ["experiment", "stochastic-svm", "--dataset", "haberman", "--cost", "C"]
+    with pytest.raises(SystemExit):
+        main(bad_cost)
+
+
+def test_appendix_grid_and_kernlab_cost_from_the_command_line(tmp_path, capsys):
+    argv = ["experiment", "stochastic-svm", "--dataset", "haberman", "--H", "12"]
+    argv += ["--cost", "1/lam", "--folds", "3", "--no-plots", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    payload = json.loads((tmp_path / "stochastic_svm.json").read_text())
+    assert np.allclose(payload["datasets"][0]["lambdas"], 0.1 + 0.01 * np.arange(12))
+    assert payload["settings"]["cost"] == "1/lam"
+    # C = 1/lam in [8.5, 10]: not the constant classifiers C = 1/(lam m) < 0.1 would give
+    assert min(payload["datasets"][0]["risks"]) < 0.26
 
 
 def test_no_cv_table_without_the_baseline(tmp_path):

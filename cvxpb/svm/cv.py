@@ -1,7 +1,8 @@
 """The cross-validation baseline of Sahu & Hemachandra, Section 8.2: k-fold CV over the same grid.
 
 :class:`LambdaSVC` is an RBF SVM parametrized like the stochastic SVM's family, by
-``lam`` with ``C = 1 / (lam n)`` for the ``n`` examples it is fitted on, so that a
+``lam`` with ``C = 1 / (lam n)`` for the ``n`` examples it is fitted on (or ``C = 1 / lam``
+with ``cost="1/lam"``), so that a
 fold's SVM and the family's SVM with the same ``lam`` solve the same kind of problem.
 :func:`cross_validate` picks the ``lam`` of lowest mean CV error with scikit-learn's
 ``GridSearchCV`` and refits it on all the data it was given.
@@ -20,22 +21,25 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.svm.family import sigest
-from cvxpb.svm.grid import check_lambdas
+from cvxpb.svm.grid import COSTS, check_cost, check_lambdas, svm_C
 
 
 class LambdaSVC(ClassifierMixin, BaseEstimator):
-    """An RBF SVM with ``C = 1 / (lam n)``, ``n`` the number of examples it is fitted on."""
+    """An RBF SVM with ``C = 1 / (lam n)``, ``n`` the number of examples it is fitted on
+    (``C = 1 / lam`` with ``cost="1/lam"``)."""
 
-    def __init__(self, lam=1.0, gamma=1.0):
+    def __init__(self, lam=1.0, gamma=1.0, cost=COSTS[0]):
         self.lam = lam
         self.gamma = gamma
+        self.cost = cost
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, accept_sparse="csr")
         check_classification_targets(y)
         if not (isinstance(self.lam, Real) and self.lam > 0 and np.isfinite(self.lam)):
             raise ValueError(f"lam must be a finite number > 0, got {self.lam!r}")
-        self.svc_ = SVC(C=1 / (self.lam * len(y)), kernel="rbf", gamma=self.gamma).fit(X, y)
+        C = svm_C(self.lam, len(y), check_cost(self.cost))
+        self.svc_ = SVC(C=C, kernel="rbf", gamma=self.gamma).fit(X, y)
         self.classes_ = self.svc_.classes_
         return self
 
@@ -51,7 +55,7 @@ class LambdaSVC(ClassifierMixin, BaseEstimator):
 
 
 def cross_validate(
-    X, y, lambdas, folds: int = 5, gamma=None, n_jobs=None, random_state=None
+    X, y, lambdas, folds: int = 5, gamma=None, n_jobs=None, random_state=None, cost=COSTS[0]
 ) -> GridSearchCV:
     """``folds``-fold CV (stratified, shuffled) of :class:`LambdaSVC` over ``lambdas``.
 
@@ -59,13 +63,13 @@ def cross_validate(
     ``best_estimator_`` (refitted on all of ``X``), and the attribute ``seconds_``, the
     wall time of the search and the refit. ``gamma`` defaults to :func:`sigest` on ``X``.
     """
-    lambdas = check_lambdas(lambdas)
+    lambdas, cost = check_lambdas(lambdas), check_cost(cost)
     if not (isinstance(folds, int | np.integer) and folds >= 2):
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
     start = time.perf_counter()
     gamma = sigest(X, random_state=random_state) if gamma is None else float(gamma)
     search = GridSearchCV(
-        LambdaSVC(gamma=gamma),
+        LambdaSVC(gamma=gamma, cost=cost),
         {"lam": list(lambdas)},
         cv=StratifiedKFold(folds, shuffle=True, random_state=random_state),
         n_jobs=n_jobs,

@@ -18,7 +18,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from cvxpb.parallel import run_parallel
-from cvxpb.svm.grid import check_lambdas
+from cvxpb.svm.grid import COSTS, check_cost, check_lambdas, svm_C
 
 
 def sigest(X, frac: float = 0.5, random_state=None) -> float:
@@ -81,14 +81,15 @@ class SVMFamily:
         return votes
 
 
-def _fit_one(X, y, lam, gamma, train_size, seed):
+def _fit_one(X, y, lam, gamma, train_size, seed, cost):
     rng = np.random.default_rng(seed)
     order = rng.permutation(y.size)
     train, val = order[:train_size], order[train_size:]
     if np.unique(y[train]).size < 2:  # a one-class subsample: a constant classifier
         est = DummyClassifier(strategy="most_frequent").fit(X[train], y[train])
     else:
-        est = SVC(C=1 / (lam * train_size), kernel="rbf", gamma=gamma).fit(X[train], y[train])
+        C = svm_C(lam, train_size, cost)
+        est = SVC(C=C, kernel="rbf", gamma=gamma).fit(X[train], y[train])
     return est, float(np.mean(est.predict(X[val]) != y[val]))
 
 
@@ -101,8 +102,9 @@ def fit_family(
     n_jobs=None,
     random_state=None,
     progress: bool = False,
+    cost: str = COSTS[0],
 ) -> SVMFamily:
-    """Train one SVM per ``lam`` (``C = 1 / (lam m)``) on its own random split.
+    """Train one SVM per ``lam`` (``C = 1 / (lam m)`` by default) on its own random split.
 
     Parameters
     ----------
@@ -117,9 +119,11 @@ def fit_family(
         joblib workers (under ``joblib.parallel_config(backend="dask")`` a Dask cluster's).
     progress : bool, default=False
         A tqdm bar over the SVMs.
+    cost : {"1/(lam n)", "1/lam"}, default="1/(lam n)"
+        How ``lam`` becomes libsvm's ``C`` (:data:`cvxpb.svm.grid.COSTS`).
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y)
-    lambdas = check_lambdas(lambdas)
+    lambdas, cost = check_lambdas(lambdas), check_cost(cost)
     if not 0 < train_fraction < 1:
         raise ValueError(f"train_fraction must lie in (0, 1), got {train_fraction}")
     train_size = int(round(train_fraction * y.size))
@@ -128,7 +132,7 @@ def fit_family(
     seeds = np.random.SeedSequence(random_state).spawn(lambdas.size + 1)
     gamma = sigest(X, random_state=seeds[-1]) if gamma is None else float(gamma)
     jobs = (
-        delayed(_fit_one)(X, y, lam, gamma, train_size, seed)
+        delayed(_fit_one)(X, y, lam, gamma, train_size, seed, cost)
         for lam, seed in zip(lambdas, seeds[:-1], strict=False)
     )
     fitted = run_parallel(jobs, lambdas.size, n_jobs, progress, "SVMs", "svm")

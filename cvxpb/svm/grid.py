@@ -5,6 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 RATIOS = (1 / 2, 1 / 3, 1 / 5)
+# How lam becomes libsvm's C for an SVM fitted on n examples. Sahu & Hemachandra do not
+# say; "1/(lam n)" is the regularized-risk form (lam ||w||^2 / 2 + mean hinge loss),
+# "1/lam" gives kernlab's C directly, under which their Appendix D grid on [0.1, 20]
+# trains SVMs that are not all constant.
+COSTS = ("1/(lam n)", "1/lam")
 
 
 def lambda_grid(
@@ -32,6 +37,30 @@ def lambda_grid(
     count = int(np.floor((stop - top) / step + 1e-9))
     arithmetic = np.round(top + step * np.arange(1, count + 1), 12)  # 0.15, not 0.150...02
     return np.unique(np.concatenate([*geometric, arithmetic]))
+
+
+def linear_grid(size: int, start: float = 0.1, step: float = 0.01) -> np.ndarray:
+    """The first ``size`` values of ``start, start + step, ...``: the grid of Sahu &
+    Hemachandra's Appendix D ("Lambda = {0.1, 0.11, ...}", Table 8), whose ``H = 50,
+    200, 500, 1000, 1990`` families (Tables 3, 6, 7 and 9) are its prefixes; ``H =
+    1990`` ends at 19.99 (Figures 4 and 5 write the set as {0.01, ..., 20})."""
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+        raise ValueError(f"size must be a positive integer, got {size!r}")
+    if not (np.isfinite(start) and start > 0 and np.isfinite(step) and step > 0):
+        raise ValueError(f"start and step must be finite and positive, got {start}, {step}")
+    return np.round(start + step * np.arange(size), 12)
+
+
+def check_cost(cost: str) -> str:
+    """``cost`` if it is one of :data:`COSTS`, else a ValueError naming them."""
+    if cost not in COSTS:
+        raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
+    return cost
+
+
+def svm_C(lam: float, n: int, cost: str = COSTS[0]) -> float:
+    """libsvm's ``C`` for regularization ``lam`` and ``n`` training examples (:data:`COSTS`)."""
+    return 1 / (lam * n) if cost == COSTS[0] else 1 / lam
 
 
 def check_lambdas(lambdas) -> np.ndarray:
