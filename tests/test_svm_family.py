@@ -96,3 +96,23 @@ def test_a_lost_cluster_reaches_the_command_line_as_one_line(monkeypatch, capsys
     code = main(["experiment", "stochastic-svm", "--dataset", "haberman", "--no-plots"])
     err = capsys.readouterr().err
     assert code == 1 and "lost its workers" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ["bupa", "haberman", "ionosphere"])
+def test_appendix_grid_needs_kernlabs_cost(name):
+    """On Sahu & Hemachandra's Appendix D grid (lam in [0.1, 20]) C = 1/(lam m) is at
+    most 10/m: every SVM predicts one class. With C = 1/lam the small lam learn."""
+    from cvxpb import datasets
+    from cvxpb.experiments.stochastic_svm import split
+    from cvxpb.svm import linear_grid
+
+    X, y, X_test, _ = split(datasets.load(name))
+    lambdas = linear_grid(1990)[::199]  # ten points from 0.1 to 18.01
+    per_example = fit_family(X, y, lambdas, random_state=0)
+    kernlab = fit_family(X, y, lambdas, random_state=0, cost="1/lam")
+    assert all(np.unique(e.predict(X_test)).size == 1 for e in per_example.estimators)
+    # C = 10 at lam = 0.1 learns; towards lam = 20 (C = 0.05) they fall to one class too
+    assert np.unique(kernlab.estimators[0].predict(X_test)).size == 2
+    assert np.unique(kernlab.estimators[-1].predict(X_test)).size == 1
+    with pytest.raises(ValueError, match="cost must be one of"):
+        fit_family(X, y, lambdas, cost="1/C")
