@@ -214,7 +214,8 @@ def _add_minimax(which) -> None:
     mm.add_argument(
         "--methods",
         default="mmSVM,mmBC,mmRBC,SVM,LogReg",
-        help="comma-separated, of mmSVM, mmBC, mmRBC, SVM, LogReg, Majority",
+        help="comma-separated, of mmSVM, mmBC, mmRBC, SVM, LogReg, Majority, MPM (the "
+        "minimax probability machine)",
     )
     _add_common(mm, "directory for the CSV and JSON files", plots=False)
     mm.set_defaults(run=_command("cmd_minimax"))
