@@ -79,3 +79,28 @@ def test_bad_input_is_a_value_error():
 @parametrize_with_checks([MinimaxProbabilityMachine()])
 def test_scikit_learn_common_checks(estimator, check):
     check(estimator)
+
+
+def test_solver_failures_fall_back_and_then_say_why(monkeypatch):
+    import cvxpy as cp
+
+    from cvxpb.minimax import MinimaxSolverError
+
+    X, y = two_classes()
+    reference = MinimaxProbabilityMachine().fit(X, y)
+    assert reference.solver_ == "CLARABEL"
+    solve = cp.Problem.solve
+
+    def failing(self, *args, solver=None, **kwargs):
+        if solver == "CLARABEL":
+            raise cp.SolverError("Solver 'CLARABEL' failed.")
+        return solve(self, *args, solver=solver, **kwargs)
+
+    monkeypatch.setattr(cp.Problem, "solve", failing)
+    fallback = MinimaxProbabilityMachine().fit(X, y)
+    assert fallback.solver_ == "ECOS"
+    assert fallback.kappa_ == pytest.approx(reference.kappa_, rel=1e-6)
+    with pytest.raises(MinimaxSolverError, match="CLARABEL: Solver 'CLARABEL' failed"):
+        MinimaxProbabilityMachine(solver="CLARABEL").fit(X, y)
+    with pytest.raises(ValueError, match="solver must be 'auto' or one of"):
+        MinimaxProbabilityMachine(solver="MOSEK").fit(X, y)

@@ -22,15 +22,20 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from cvxpb.minimax.estimators import CONIC, MinimaxSolverError
+
 
 class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
     """Linear MPM for two classes; ``reg >= 0`` is added to both covariances.
 
+    ``solver="auto"`` tries Clarabel, then ECOS, then SCS; a solver's name uses it alone.
     Attributes: ``coef_`` (``a``), ``intercept_`` (``-b``), ``kappa_``,
-    ``worst_case_error_`` (``1 / (1 + kappa^2)``), ``status_`` (the solver's), classes_.
+    ``worst_case_error_`` (``1 / (1 + kappa^2)``), ``status_`` and ``solver_`` (the
+    solver that answered), ``classes_``. When no solver succeeds, ``fit`` raises
+    :class:`cvxpb.minimax.MinimaxSolverError` with each solver's message.
     """
 
-    def __init__(self, reg=1e-6, solver="CLARABEL"):
+    def __init__(self, reg=1e-6, solver="auto"):
         self.reg = reg
         self.solver = solver
 
@@ -39,6 +44,8 @@ class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         if not (isinstance(self.reg, Real) and np.isfinite(self.reg) and self.reg >= 0):
             raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
+        if self.solver != "auto" and self.solver not in CONIC:
+            raise ValueError(f"solver must be 'auto' or one of {CONIC}, got {self.solver!r}")
         self.classes_ = np.unique(y)
         if self.classes_.size != 2:
             raise ValueError(
@@ -55,10 +62,7 @@ class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
         a = cp.Variable(X.shape[1])
         objective = cp.norm(factors[0].T @ a) + cp.norm(factors[1].T @ a)
         problem = cp.Problem(cp.Minimize(objective), [a @ (mean_pos - mean_neg) == 1])
-        problem.solve(solver=self.solver)
-        self.status_ = problem.status
-        if problem.status not in ("optimal", "optimal_inaccurate"):
-            raise RuntimeError(f"the MPM's SOCP ended {problem.status} ({self.solver})")
+        self.status_, self.solver_ = _solve(problem, self.solver)
         coef = np.asarray(a.value)
         spreads = [float(np.linalg.norm(f.T @ coef)) for f in factors]
         # the objective recomputed from a (not the solver's value), rescaled so that
@@ -90,3 +94,19 @@ class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+def _solve(problem, solver: str) -> tuple[str, str]:
+    """``(status, solver)`` of the first solver of ``solver`` (``"auto"``: :data:`CONIC`)
+    that reaches an optimal (or optimal-inaccurate) point."""
+    failures = []
+    for name in CONIC if solver == "auto" else (solver,):
+        try:
+            problem.solve(solver=name)
+        except cp.SolverError as err:
+            failures.append(f"{name}: {err}")
+            continue
+        if problem.status in ("optimal", "optimal_inaccurate"):
+            return problem.status, name
+        failures.append(f"{name}: {problem.status}")
+    raise MinimaxSolverError("the MPM's SOCP was not solved; " + "; ".join(failures))
