@@ -18,7 +18,14 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-TABLE_PAGES = ("stochastic_svm", "prior_svm", "minimax_results", "slt_gp", "majority_vote")
+TABLE_PAGES = (
+    "stochastic_svm",
+    "prior_svm",
+    "minimax_results",
+    "slt_gp",
+    "majority_vote",
+    "reproduction",
+)
 FORMULA_PAGES = (
     "convex_programs",
     "exact",

@@ -21,3 +21,5 @@ autodoc_default_options = {
     "exclude-members": "set_fit_request, set_score_request, set_predict_request, "
     "set_transform_request, set_predict_proba_request, set_decision_function_request"
 }
+html_static_path = ["_static"]
+html_css_files = ["ledger.css"]
