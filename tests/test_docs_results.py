@@ -14,7 +14,7 @@ from cvxpb.diagnostics import summary
 from cvxpb.experiments import stochastic_svm
 
 RESULTS = Path(__file__).parents[1] / "docs" / "results"
-SVM_RUNS = [RESULTS / "exact", RESULTS / "paper"]
+SVM_RUNS = [RESULTS / name for name in ("exact", "paper", "exact_h1990", "paper_h1990")]
 
 
 @pytest.mark.parametrize("folder", SVM_RUNS, ids=lambda p: p.name)
