@@ -23,7 +23,7 @@ FORMATTER = argparse.ArgumentDefaultsHelpFormatter
 # Run times of the README's experiment commands on a quiet 2-core machine.
 RUN_TIMES = {
     "stochastic-svm": "--dataset wdbc,bupa takes about 25 s",
-    "stochastic-svm-appendix": "on the committed H = 1990 run, about 15 minutes",
+    "stochastic-svm-appendix": "on the committed H = 1990 run (8 datasets) about 2.5 minutes",
     "minimax": "--dataset hepatitis,crx --runs 20 takes about 1 minute",
     "prior-svm": "--dataset pima --runs 5 takes about 16 to 18 minutes (55 grid cells a run)",
     "slt-gp": "--setting latent_gp --repeats 10 takes about 4 minutes (30 GP fits)",
