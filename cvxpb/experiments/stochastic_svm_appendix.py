@@ -137,7 +137,7 @@ def support_table(payload: dict, cases, deltas=DELTAS) -> pd.DataFrame:
             problem = BoundProblem(risks, data["m"], delta, distance, "chi2")
             result = problem.solve(method)
             row = {"dataset": name, "distance": distance, "method": method, "delta": delta}
-            support = int(np.sum(result.posterior > 0))
+            support = summary(result.posterior, risks)["support"]
             rows.append(row | {"H": risks.size, "support": support, "bound": result.bound})
     return pd.DataFrame(rows)
 
