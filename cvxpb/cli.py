@@ -255,6 +255,11 @@ def _add_slt_gp(which) -> None:
     sg.add_argument("--repeats", type=int, default=5, help="draws per setting (the paper: 100)")
     sg.add_argument("--r-values", default="0", help="noise rates r for noisy_latent_gp")
     sg.add_argument("--sizes", default="200", help="training-set sizes, e.g. 20,50,100,200")
+    sg.add_argument(
+        "--methods",
+        default="GPC,SLT-GP,GPC (reference),GPC+",
+        help="comma-separated, of GPC, SLT-GP, GPC (reference), GPC+",
+    )
     sg.add_argument("--n-jobs", type=int, help="joblib workers over the repeats")
     _add_common(sg, "directory for the CSV and PNG files")
     sg.set_defaults(run=_command("cmd_slt_gp"))

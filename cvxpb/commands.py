@@ -422,6 +422,7 @@ def cmd_slt_gp(args) -> int:
         not args.json,
         sizes,
         **_kept(args, "slt_gp"),
+        methods=tuple(m.strip() for m in args.methods.split(",")),
     )
     table = experiment.summary(rows)
     if _save_or_print_json(experiment, rows, table, args, plots=not args.no_plots):

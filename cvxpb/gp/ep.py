@@ -71,9 +71,17 @@ def _posterior(K, tau, nu):
 
 def _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu, offset):
     """R&W eq. (3.65) (their Algorithm 3.5's last lines), from the converged sites."""
-    s = np.sqrt(tau)
     cavity_mean, cavity_var = cavity_nu / cavity_tau, 1 / cavity_tau
     log_z = log_ndtr(y * (cavity_mean + offset) / np.sqrt(1 + cavity_var))
+    return float(np.sum(log_z)) + gaussian_terms(K, tau, nu, L, cavity_tau, cavity_nu)
+
+
+def gaussian_terms(K, tau, nu, L, cavity_tau, cavity_nu) -> float:
+    """``log Z_EP - sum_i log Z_i`` of one GP's Gaussian sites: eq. (3.65) without the
+    tilted normalizers ``Z_i``, so a likelihood shared by several GPs adds one such
+    term per GP (GPC+)."""
+    s = np.sqrt(tau)
+    cavity_mean = cavity_nu / cavity_tau
     # (3.65) with tau~ cancelled between its terms, so that tau~_i = 0 is harmless:
     # -log|B|/2-type term, the quadratic nu~^T Sigma nu~ term and the cavity term
     logdet = 0.5 * np.sum(np.log1p(tau / cavity_tau)) - np.sum(np.log(np.diag(L)))
@@ -82,7 +90,7 @@ def _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu, offset):
     correction = 0.5 * np.sum(
         cavity_mean * cavity_tau * (tau * cavity_mean - 2 * nu) / (tau + cavity_tau)
     )
-    return float(np.sum(log_z) + logdet + quad + correction)
+    return float(logdet + quad + correction)
 
 
 @one_blas_thread

@@ -1,0 +1,137 @@
+"""GPC+ (Hernández-Lobato et al., 2014): its tilted moments and EP against
+two-dimensional quadrature, and its reduction to the probit GPC."""
+
+import numpy as np
+import pytest
+from scipy.integrate import dblquad
+from scipy.stats import norm
+
+from cvxpb.gp.ep import _marginals, run_ep
+from cvxpb.gp.privileged_noise import run_ep_plus, tilted_moments
+
+
+def quadrature_moments(y, m_f, v_f, m_g, v_g):
+    """The tilted distribution's normalizer and moments by adaptive quadrature over
+    (f, g) of Phi(y f exp(-g/2)) N(f) N(g): no closed form used."""
+    sf, sg = np.sqrt(v_f), np.sqrt(v_g)
+
+    def moment(h):
+        def integrand(f, g):
+            density = norm.pdf(f, m_f, sf) * norm.pdf(g, m_g, sg)
+            return norm.cdf(y * f * np.exp(-g / 2)) * density * h(f, g)
+
+        g_range, f_range = (m_g - 10 * sg, m_g + 10 * sg), (m_f - 10 * sf, m_f + 10 * sf)
+        return dblquad(integrand, *g_range, *f_range, epsabs=1e-12, epsrel=1e-10)[0]
+
+    z = moment(lambda f, g: 1.0)
+    ef, eg = moment(lambda f, g: f) / z, moment(lambda f, g: g) / z
+    vf = moment(lambda f, g: f * f) / z - ef**2
+    vg = moment(lambda f, g: g * g) / z - eg**2
+    return ef, vf, eg, vg, np.log(z)
+
+
+@pytest.mark.parametrize(
+    "cavity", [(1, 0.3, 0.8, -0.5, 1.2), (-1, 1.5, 2.0, 1.0, 0.3), (1, -2.0, 0.5, 0.0, 2.0)]
+)
+def test_tilted_moments_match_two_dimensional_quadrature(cavity):
+    y, *rest = cavity
+    ours = tilted_moments(np.array([y]), *(np.array([v]) for v in rest))
+    assert np.concatenate(ours) == pytest.approx(quadrature_moments(y, *rest), rel=1e-7, abs=1e-9)
+
+
+def test_one_example_ep_is_the_exact_posterior():
+    """With one site EP's posterior is the tilted distribution of the prior: exact."""
+    K, K_star, y, mean_g = np.array([[1.7]]), np.array([[0.9]]), np.array([-1.0]), 0.4
+    state = run_ep_plus(K, K_star, y, mean_g)
+    var_f, mu_f, _ = _marginals(K, state.f.tau, state.f.nu)
+    var_h, mu_h, _ = _marginals(K_star, state.h.tau, state.h.nu)
+    ef, vf, eg, vg, log_z = quadrature_moments(-1.0, 0.0, 1.7, mean_g, 0.9)
+    assert state.converged
+    assert [mu_f[0], var_f[0], mu_h[0] + mean_g, var_h[0]] == pytest.approx(
+        [ef, vf, eg, vg], rel=1e-6, abs=1e-8
+    )
+    assert state.log_marginal_likelihood == pytest.approx(log_z, abs=1e-7)
+
+
+def test_without_privileged_noise_it_is_the_probit_gpc():
+    """k* -> 0 and mean 0: the noise variance is exp(0) = 1, the probit likelihood."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=30) > 0, 1.0, -1.0)
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)) * 2.0
+    plain = run_ep(K, y)
+    plus = run_ep_plus(K, 1e-12 * np.eye(30), y, 0.0)
+    var_p, mu_p, _ = _marginals(K, plain.tau, plain.nu)
+    var_q, mu_q, _ = _marginals(K, plus.f.tau, plus.f.nu)
+    assert plus.converged
+    assert mu_q == pytest.approx(mu_p, abs=1e-5) and var_q == pytest.approx(var_p, abs=1e-5)
+    assert plus.log_marginal_likelihood == pytest.approx(plain.log_marginal_likelihood, abs=1e-5)
+
+
+def _noisy_draw(n=60, seed=3):
+    from cvxpb import datasets
+
+    return datasets.privileged("noise_variance", n_train=n, n_test=300, random_state=seed)
+
+
+def test_f_sites_match_their_tilted_moments_and_g_sites_their_means():
+    """At convergence every f-site matches the tilted mean and variance; a g-site held
+    at precision 0 (its tilted variance above the cavity's) still matches the mean."""
+    from cvxpb.gp.classifier import rbf
+
+    train, _ = _noisy_draw()
+    y = train.y.astype(float)
+    K, K_star = rbf(train.X, train.X, 1.5, 2.0)[0], rbf(train.X_star, train.X_star, 0.8, 1.5)[0]
+    state = run_ep_plus(K, K_star, y, 0.3, tol=1e-11, max_sweeps=5000)
+    var_f, mu_f, _ = _marginals(K, state.f.tau, state.f.nu)
+    var_h, mu_h, _ = _marginals(K_star, state.h.tau, state.h.nu)
+    cav_f = (1 / var_f - state.f.tau, mu_f / var_f - state.f.nu)
+    cav_h = (1 / var_h - state.h.tau, mu_h / var_h - state.h.nu)
+    m_f, v_f, m_g, v_g, _ = tilted_moments(
+        y, cav_f[1] / cav_f[0], 1 / cav_f[0], cav_h[1] / cav_h[0] + 0.3, 1 / cav_h[0]
+    )
+    assert state.converged
+    assert m_f == pytest.approx(mu_f, abs=1e-8) and v_f == pytest.approx(var_f, abs=1e-8)
+    flat = state.h.tau < 1e-9
+    assert 0 < flat.sum() < y.size  # this draw has both kinds of g-sites
+    assert m_g - 0.3 == pytest.approx(mu_h, abs=1e-6)
+    assert v_g[~flat] == pytest.approx(var_h[~flat], abs=1e-6)
+    assert np.all(v_g[flat] >= var_h[flat] - 1e-9)
+
+
+def test_classifier_fits_learns_the_noise_and_rejects_bad_input():
+    from cvxpb.gp import GPClassifierEP, GPCPlusClassifier
+
+    train, test = _noisy_draw(n=120)
+    plus = GPCPlusClassifier().fit(train.X, train.y, X_star=train.X_star)
+    plain = GPClassifierEP().fit(train.X, train.y)
+    assert plus.ep_.converged and set(plus.predict(test.X)) <= {-1, 1}
+    # GPC+ holds the plain GPC (g = 0) in the limit of its search: never much worse
+    assert plus.log_marginal_likelihood_ >= plain.log_marginal_likelihood_ - 1e-3
+    assert np.mean(plus.predict(test.X) == test.y) > 0.7
+    theta = [np.log(plus.noise_amplitude_), np.log(plus.noise_length_scale_), plus.noise_mean_]
+    for k in range(3):  # the search ends at a local maximum (or on a bound)
+        for sign in (-1, 1):
+            moved = np.array(theta)
+            moved[k] += sign * 0.05
+            assert _evidence(plus, train, moved) <= plus.log_marginal_likelihood_ + 1e-4
+    with pytest.raises(ValueError, match="X_star"):
+        GPCPlusClassifier().fit(train.X, train.y)
+    with pytest.raises(ValueError, match="one row per example"):
+        GPCPlusClassifier().fit(train.X, train.y, X_star=train.X_star[:-1])
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        GPCPlusClassifier(kernel="poly").fit(train.X, train.y, X_star=train.X_star)
+
+
+def _evidence(plus, train, theta):
+    from cvxpb.gp.classifier import rbf
+    from cvxpb.gp.privileged_noise import MEAN_BOUNDS
+
+    theta = np.clip(
+        theta,
+        [np.log(1e-2), np.log(1e-2), MEAN_BOUNDS[0]],
+        [np.log(1e2), np.log(1e3), MEAN_BOUNDS[1]],
+    )
+    K_star = rbf(train.X_star, train.X_star, *np.exp(theta[:2]))[0]
+    signed = np.where(train.y == plus.classes_[1], 1.0, -1.0)
+    return run_ep_plus(plus.K_, K_star, signed, theta[2], init=plus.ep_).log_marginal_likelihood
