@@ -39,18 +39,61 @@ def test_tilted_moments_match_two_dimensional_quadrature(cavity):
     assert np.concatenate(ours) == pytest.approx(quadrature_moments(y, *rest), rel=1e-7, abs=1e-9)
 
 
-def test_one_example_ep_is_the_exact_posterior():
-    """With one site EP's posterior is the tilted distribution of the prior: exact."""
-    K, K_star, y, mean_g = np.array([[1.7]]), np.array([[0.9]]), np.array([-1.0]), 0.4
-    state = run_ep_plus(K, K_star, y, mean_g)
-    var_f, mu_f, _ = _marginals(K, state.f.tau, state.f.nu)
-    var_h, mu_h, _ = _marginals(K_star, state.h.tau, state.h.nu)
-    ef, vf, eg, vg, log_z = quadrature_moments(-1.0, 0.0, 1.7, mean_g, 0.9)
-    assert state.converged
-    assert [mu_f[0], var_f[0], mu_h[0] + mean_g, var_h[0]] == pytest.approx(
-        [ef, vf, eg, vg], rel=1e-6, abs=1e-8
-    )
-    assert state.log_marginal_likelihood == pytest.approx(log_z, abs=1e-7)
+def test_marginal_likelihood_is_its_definition_at_any_sites():
+    """log Z_EP = sum_i log Z~_i + log N(mu~_f | 0, K + S~_f) + log N(mu~_h | 0, K* + S~_h),
+    with Z~_i the site normalizer that makes Z~_i int t_f t_g q_cavity = Z_i: written
+    out with scipy's Gaussians (no eq. 3.65), for arbitrary positive sites."""
+    from scipy.stats import multivariate_normal
+
+    from cvxpb.gp.privileged_noise import _state
+
+    rng = np.random.default_rng(5)
+    n = 4
+    X, X_star = rng.normal(size=(n, 2)), rng.normal(size=(n, 1))
+    K = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1)) + 1e-9 * np.eye(n)
+    K_star = 0.7 * np.exp(-0.5 * ((X_star[:, None] - X_star[None]) ** 2).sum(-1))
+    y, mean_g = np.array([1.0, -1.0, 1.0, 1.0]), -0.4
+    tau_f, nu_f = rng.uniform(0.2, 1.5, n), rng.normal(size=n)
+    tau_h, nu_h = rng.uniform(0.2, 1.5, n), rng.normal(size=n)
+    ours = _state(K, K_star, y, mean_g, (tau_f, nu_f, tau_h, nu_h), 0, True)
+    total = 0.0
+    for prior, tau, nu, shift in ((K, tau_f, nu_f, 0.0), (K_star, tau_h, nu_h, mean_g)):
+        Sigma = np.linalg.inv(np.linalg.inv(prior) + np.diag(tau))
+        var, mean = np.diag(Sigma), Sigma @ nu
+        cav_var = 1 / (1 / var - tau)
+        cav_mean = cav_var * (mean / var - nu)
+        site_mean, site_var = nu / tau, 1 / tau
+        total += multivariate_normal(np.zeros(n), prior + np.diag(site_var)).logpdf(site_mean)
+        total -= np.sum(norm.logpdf(site_mean, cav_mean, np.sqrt(cav_var + site_var)))
+        if shift == 0.0:
+            f_cavity = (cav_mean, cav_var)
+        else:
+            g_cavity = (cav_mean + shift, cav_var)
+    *_, log_z = tilted_moments(y, *f_cavity, *g_cavity)
+    assert ours.log_marginal_likelihood == pytest.approx(total + np.sum(log_z), abs=1e-9)
+
+
+def test_evidence_is_stationary_in_the_matched_site_parameters():
+    """At convergence log Z_EP does not move, to first order, with any f-site parameter
+    or any g-site mean parameter: each of those matches its tilted moment."""
+    from cvxpb.gp.classifier import rbf
+    from cvxpb.gp.privileged_noise import _state
+
+    train, _ = _noisy_draw()
+    y = train.y.astype(float)
+    K, K_star = rbf(train.X, train.X, 1.5, 2.0)[0], rbf(train.X_star, train.X_star, 0.8, 1.5)[0]
+    state = run_ep_plus(K, K_star, y, 0.3, tol=1e-12, max_sweeps=5000)
+    sites = [state.f.tau, state.f.nu, state.h.tau, state.h.nu]
+
+    def evidence(which, i, step):
+        moved = [a.copy() for a in sites]
+        moved[which][i] += step
+        return _state(K, K_star, y, 0.3, moved, 0, True).log_marginal_likelihood
+
+    for which in (0, 1, 3):
+        for i in (0, 7, 21):
+            slope = (evidence(which, i, 1e-6) - evidence(which, i, -1e-6)) / 2e-6
+            assert abs(slope) < 1e-6, (which, i, slope)
 
 
 def test_without_privileged_noise_it_is_the_probit_gpc():
