@@ -191,6 +191,35 @@ def test_kamesawa_table_3():
     assert np.all(every["SLT-GP"] >= every["GPC"])
 
 
+def test_kamesawa_gpc_plus():
+    plus = pd.read_csv(RESULTS / "slt_gp_plus" / "slt_gp.csv")
+    plus = plus[plus["setting"] != "noisy_latent_gp"].set_index("setting")["accuracy"]
+    order = ["clean_soft_label", "clean_feature", "relevant_feature"]
+    order += ["independent_feature", "latent_gp", "noise_variance"]
+    assert plus[order].round(1).tolist() == [87.3, 68.6, 90.5, 51.0, 84.1, 79.4]
+    table = _slt()
+    table = table[table["setting"] != "noisy_latent_gp"]
+    wide = table.pivot(index="setting", columns="method", values="accuracy").loc[order]
+    assert np.all(np.abs(plus[order] - wide["GPC"]) < 0.7)
+    gains = (wide["SLT-GP"] - plus[order]).round(1)
+    assert gains[["clean_soft_label", "relevant_feature", "latent_gp"]].tolist() == [8.1, 9.1, 4.1]
+    assert plus["noise_variance"] - wide.loc["noise_variance", "GPC"] == pytest.approx(
+        -0.1, abs=0.05
+    )
+    runs = pd.read_csv(RESULTS / "slt_gp_plus" / "slt_gp_runs.csv")
+    assert runs.groupby("setting")["repeat"].nunique().min() == 10
+
+
+def test_kamesawa_figure_1_times():
+    plus = pd.read_csv(RESULTS / "slt_gp_time_plus" / "slt_gp.csv")["seconds"]
+    others = pd.read_csv(RESULTS / "slt_gp_time" / "slt_gp.csv")
+    assert plus.min() == pytest.approx(0.6, abs=0.05) and plus.max() == pytest.approx(2.6, abs=0.05)
+    gpc = others[others["method"] == "GPC"]["seconds"]
+    slt = others[others["method"] == "SLT-GP"]["seconds"]
+    assert (gpc.min(), gpc.max()) == pytest.approx((0.06, 3.3), abs=0.05)
+    assert (slt.min(), slt.max()) == pytest.approx((0.14, 7.6), abs=0.05)
+
+
 def test_kamesawa_figure_2():
     noisy = _slt()
     noisy = noisy[(noisy["setting"] == "noisy_latent_gp") & (noisy["method"] == "SLT-GP")]
