@@ -69,7 +69,7 @@ SUMMARIES = [
             ["dataset", "method"],
             {"error %": ("test error", "mean"), "se %": ("test error", "sem")},
         )
-        for folder in ("minimax", "minimax_synthetic")
+        for folder in ("minimax", "minimax_synthetic", "minimax_keel", "minimax_mpm")
     ],
     *[
         (
@@ -101,6 +101,21 @@ SUMMARIES = [
             },
         )
         for folder in ("slt_gp", "slt_gp_time")
+    ],
+    *[
+        (
+            folder,
+            "slt_gp_runs.csv",
+            "slt_gp.csv",
+            None,
+            ["setting", "r", "n", "method"],
+            {
+                "accuracy": ("accuracy", "mean"),
+                "accuracy_sd": ("accuracy", "std"),
+                "seconds": ("seconds", "mean"),
+            },
+        )
+        for folder in ("slt_gp_plus", "slt_gp_time_plus")  # GPC+ alone: no rho columns
     ],
     (
         "majority_vote",
