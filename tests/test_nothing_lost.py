@@ -114,25 +114,26 @@ def test_kept_tasks_are_saved_as_they_finish_and_taken_back(tmp_path):
 def test_an_interrupted_slt_gp_run_resumes_where_it_stopped(tmp_path, monkeypatch, capsys):
     from cvxpb.experiments import slt_gp
 
-    real, calls = slt_gp.one_fit, []
+    real, calls, per_repeat = slt_gp.one_fit, [], len(slt_gp.METHODS)
 
-    def interrupted_on_the_seventh(*args, **kwargs):
+    def interrupted_in_the_third_repeat(*args, **kwargs):
         calls.append((args[1], args[2]))
-        if len(calls) == 7:
+        if len(calls) == 2 * per_repeat + 1:
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(slt_gp, "one_fit", interrupted_on_the_seventh)
+    monkeypatch.setattr(slt_gp, "one_fit", interrupted_in_the_third_repeat)
     out = tmp_path / "out"
     argv = ["experiment", "slt-gp", "--setting", "clean_soft_label", "--repeats", "4"]
     argv += ["--sizes", "20", "--out", str(out), "--no-plots"]
     assert main(argv) == 130
     assert "--resume" in capsys.readouterr().err
-    assert len(list((out / ".finished" / "slt_gp").iterdir())) == 6  # two repeats' fits
+    finished = list((out / ".finished" / "slt_gp").iterdir())
+    assert len(finished) == 2 * per_repeat  # two repeats' fits
     calls.clear()
     assert main([*argv, "--resume"]) == 0
     assert sorted({k for k, _ in calls}) == [2, 3]  # the first two repeats came from disk
-    assert len(calls) == 6
+    assert len(calls) == 2 * per_repeat
 
 
 def test_a_resumed_minimax_run_gives_the_rows_of_an_uninterrupted_one(tmp_path, monkeypatch):
