@@ -105,7 +105,8 @@ def test_linear_kernel_gradient_and_fit():
 @pytest.mark.slow
 def test_one_repeat_and_summary():
     rows = experiment.run_experiment(["relevant_feature"], repeats=2, progress=False)
-    assert set(rows["method"]) == set(experiment.METHODS) and len(rows) == 6
+    methods = experiment.METHODS
+    assert set(rows["method"]) == set(methods) and len(rows) == 2 * len(methods)
     table = experiment.summary(rows)
     reference = table[table["method"] == "GPC (reference)"].iloc[0]
     assert reference["accuracy"] > 95  # the labels are linear in X*
@@ -113,6 +114,8 @@ def test_one_repeat_and_summary():
     assert slt["rho"].between(0, 1).all()
     with pytest.raises(ValueError, match="settings must be among"):
         experiment.run_experiment(["nope"])
+    with pytest.raises(ValueError, match="methods must be among"):
+        experiment.run_experiment(["relevant_feature"], methods=("GPC++",))
 
 
 def test_command_line(capsys, tmp_path):
