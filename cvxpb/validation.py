@@ -88,6 +88,19 @@ def binary_classes(y, estimator: str) -> np.ndarray:
     return classes
 
 
+def check_privileged(X, X_star) -> np.ndarray:
+    """``X_star`` as a finite 2-D array with one row per example of ``X`` (the privileged
+    features of SLT-GP and GPC+), else a ValueError."""
+    from sklearn.utils.validation import check_array
+
+    X_star = check_array(X_star)
+    if X_star.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X_star must have one row per example of X ({X.shape[0]}), got {X_star.shape[0]}"
+        )
+    return X_star
+
+
 class BinaryOnly:
     """Tells scikit-learn's checks that the classifier is binary only."""
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from cvxpb.gp.ep import _marginals, run_ep
+from cvxpb.gp.ep import marginals, run_ep
 from cvxpb.gp.privileged_noise import run_ep_plus, tilted_moments
 
 
@@ -101,8 +101,8 @@ def test_without_privileged_noise_it_is_the_probit_gpc():
     K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)) * 2.0
     plain = run_ep(K, y)
     plus = run_ep_plus(K, 1e-12 * np.eye(30), y, 0.0)
-    var_p, mu_p, _ = _marginals(K, plain.tau, plain.nu)
-    var_q, mu_q, _ = _marginals(K, plus.f.tau, plus.f.nu)
+    var_p, mu_p, _ = marginals(K, plain.tau, plain.nu)
+    var_q, mu_q, _ = marginals(K, plus.f.tau, plus.f.nu)
     assert plus.converged
     assert mu_q == pytest.approx(mu_p, abs=1e-5) and var_q == pytest.approx(var_p, abs=1e-5)
     assert plus.log_marginal_likelihood == pytest.approx(plain.log_marginal_likelihood, abs=1e-5)
@@ -123,8 +123,8 @@ def test_f_sites_match_their_tilted_moments_and_g_sites_their_means():
     y = train.y.astype(float)
     K, K_star = rbf(train.X, train.X, 1.5, 2.0)[0], rbf(train.X_star, train.X_star, 0.8, 1.5)[0]
     state = run_ep_plus(K, K_star, y, 0.3, tol=1e-11, max_sweeps=5000)
-    var_f, mu_f, _ = _marginals(K, state.f.tau, state.f.nu)
-    var_h, mu_h, _ = _marginals(K_star, state.h.tau, state.h.nu)
+    var_f, mu_f, _ = marginals(K, state.f.tau, state.f.nu)
+    var_h, mu_h, _ = marginals(K_star, state.h.tau, state.h.nu)
     cav_f = (1 / var_f - state.f.tau, mu_f / var_f - state.f.nu)
     cav_h = (1 / var_h - state.h.tau, mu_h / var_h - state.h.nu)
     m_f, v_f, m_g, v_g, _ = tilted_moments(
@@ -164,14 +164,11 @@ def test_classifier_fits_learns_the_noise_and_rejects_bad_input():
 
 
 def _evidence(plus, train, theta):
-    from cvxpb.gp.classifier import rbf
+    from cvxpb.gp.classifier import BOUNDS, rbf
     from cvxpb.gp.privileged_noise import MEAN_BOUNDS
 
-    theta = np.clip(
-        theta,
-        [np.log(1e-2), np.log(1e-2), MEAN_BOUNDS[0]],
-        [np.log(1e2), np.log(1e3), MEAN_BOUNDS[1]],
-    )
+    low, high = zip(*BOUNDS, MEAN_BOUNDS, strict=True)  # the search's own box
+    theta = np.clip(theta, low, high)
     K_star = rbf(train.X_star, train.X_star, *np.exp(theta[:2]))[0]
     signed = np.where(train.y == plus.classes_[1], 1.0, -1.0)
     return run_ep_plus(plus.K_, K_star, signed, theta[2], init=plus.ep_).log_marginal_likelihood

@@ -135,13 +135,13 @@ def run_ep(
                 EPConvergenceWarning,
                 stacklevel=2,
             )
-    variances, mu, L = _marginals(K, tau, nu)
+    variances, mu, L = marginals(K, tau, nu)
     cavity_tau, cavity_nu = 1 / variances - tau, mu / variances - nu
     log_ml = _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu, offset)
     return EPState(tau, nu, L, log_ml, sweeps, converged)
 
 
-def _marginals(K, tau, nu):
+def marginals(K, tau, nu):
     """The posterior's variances ``diag(Sigma)``, mean ``Sigma nu`` and the factor ``L``,
     without forming ``Sigma``."""
     L, V = _factor(K, tau)
@@ -171,7 +171,7 @@ def _parallel_sweeps(K, y, tau, nu, offset, max_sweeps, tol):
     """
     n = y.size
     images, residuals, least = [], [], np.inf
-    variances, mu, _ = _marginals(K, tau, nu)
+    variances, mu, _ = marginals(K, tau, nu)
     for sweep in range(1, max_sweeps + 1):
         new_tau, new_nu = _site_updates(y, tau, nu, variances, mu, offset)
         x, image = np.concatenate([tau, nu]), np.concatenate([new_tau, new_nu])
@@ -188,7 +188,7 @@ def _parallel_sweeps(K, y, tau, nu, offset, max_sweeps, tol):
         )
         step = x + 0.5 * residual if len(images) == 1 else _extrapolate(images, residuals)
         tau, nu = np.maximum(step[:n], 0.0), step[n:]
-        variances, mu, _ = _marginals(K, tau, nu)
+        variances, mu, _ = marginals(K, tau, nu)
     return tau, nu, max_sweeps, False
 
 

@@ -28,7 +28,7 @@ from scipy.optimize import minimize
 from scipy.spatial.distance import pdist
 from scipy.special import log_ndtr, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.gp.classifier import (
     BOUNDS,
@@ -42,11 +42,11 @@ from cvxpb.gp.ep import (
     EPConvergenceWarning,
     EPState,
     gaussian_terms,
+    marginals,
     predict_latent,
 )
-from cvxpb.gp.ep import _marginals as marginals
 from cvxpb.threads import one_blas_thread
-from cvxpb.validation import BinaryOnly, binary_classes
+from cvxpb.validation import BinaryOnly, binary_classes, check_privileged
 
 NODES, WEIGHTS = hermegauss(64)  # probabilists' Gauss-Hermite: int h(x) N(x|0,1) dx
 LOG_WEIGHTS = np.log(WEIGHTS / np.sqrt(2 * np.pi))
@@ -199,11 +199,7 @@ class GPCPlusClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
             raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
         if X_star is None:
             raise ValueError("X_star (the privileged features of the training examples) is needed")
-        X_star = check_array(X_star)
-        if X_star.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"X_star must have one row per example of X ({X.shape[0]}), got {X_star.shape[0]}"
-            )
+        X_star = check_privileged(X, X_star)
         signed = np.where(y == self.classes_[1], 1.0, -1.0)
         plain = GPClassifierEP(self.kernel).fit(X, y)
         self.amplitude_, self.length_scale_ = plain.amplitude_, plain.length_scale_

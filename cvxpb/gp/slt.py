@@ -25,7 +25,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.stats import norm
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.gp.bound import PACBayesMixin
 from cvxpb.gp.classifier import (
@@ -36,7 +36,7 @@ from cvxpb.gp.classifier import (
     kernel_matrix,
 )
 from cvxpb.gp.ep import log_marginal_gradient, predict_latent, run_ep
-from cvxpb.validation import BinaryOnly, binary_classes
+from cvxpb.validation import BinaryOnly, binary_classes, check_privileged
 
 
 def conditional_prior(K, s, rho):
@@ -107,11 +107,7 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         if not (np.isscalar(self.rho) and 0 <= self.rho <= 1):
             raise ValueError(f"rho must lie in [0, 1], got {self.rho!r}")
         signed = np.where(y == self.classes_[1], 1.0, -1.0)
-        X_star = X if X_star is None else check_array(X_star)
-        if X_star.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"X_star must have one row per example of X ({X.shape[0]}), got {X_star.shape[0]}"
-            )
+        X_star = X if X_star is None else check_privileged(X, X_star)
         self.privileged_ = GPClassifierEP(
             self.privileged_kernel, optimize=bool(self.optimize), max_sweeps=self.max_sweeps
         )
