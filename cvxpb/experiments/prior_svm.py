@@ -11,10 +11,15 @@ plus classification"), whose bound and test error are reported. Methods:
   the whole training part, bounded by Langford's bound, the mixture prior (J = 10,
   prior from half of the training part, bound on the other half), the tau prior
   (tau = 50), the mixture-expectation prior and the tau-expectation prior;
+* ``SVM+10FCV``: the paper's baseline of Table 5, one SVM whose ``(C, sigma)`` is chosen
+  by 10-fold cross-validation error on the training part (it has no bound; its rows
+  carry the ``cv error`` they are selected by);
 * ``PriorSVM``: the prior SVM with the mixture-prior bound;
 * ``EtaPriorSVM``: the eta-prior SVM with the tau-prior bound;
-* ``PriorSVM-2C``, ``EtaPriorSVM-2C`` (not run by default): the same with the prior's
-  ``C`` searched over the grid as well (the paper's Table 4).
+* ``EtaPriorSVM+PriorPB``: the same eta-prior SVM with the mixture-prior bound over 50
+  scalings in [1, 100] (the paper's "eta-PSVM + Prior PB" row; no second fit);
+* ``PriorSVM-2C``, ``EtaPriorSVM-2C``, ``EtaPriorSVM+PriorPB-2C`` (not run by default):
+  the same with the prior's ``C`` searched over the grid as well (the paper's Table 4).
 
 ``delta = 0.01`` throughout, as in the paper.
 """
@@ -24,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from joblib import delayed
-from sklearn.model_selection import train_test_split
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
@@ -43,19 +49,34 @@ SVM_BOUNDS = {
     "SVM+EPB": "expectation",
     "SVM+tauEPB": "tau_expectation",
 }
-PRIOR_SVMS = {
-    "PriorSVM": PriorSVM,
-    "EtaPriorSVM": EtaPriorSVM,
-    "PriorSVM-2C": PriorSVM,
-    "EtaPriorSVM-2C": EtaPriorSVM,
+CV_METHOD = "SVM+10FCV"
+CV_FOLDS = 10
+PRIOR_SVMS = {  # method: (classifier, the attribute holding its bound)
+    "PriorSVM": (PriorSVM, "bound_"),
+    "EtaPriorSVM": (EtaPriorSVM, "bound_"),
+    "EtaPriorSVM+PriorPB": (EtaPriorSVM, "mixture_bound_"),
 }
-METHODS = (*SVM_BOUNDS, *PRIOR_SVMS)
-DEFAULT_METHODS = METHODS[:7]  # the 2C variants fit one prior SVM per prior C: 7x the work
+PRIOR_SVMS |= {f"{method}-2C": kind for method, kind in PRIOR_SVMS.items()}
+METHODS = (*SVM_BOUNDS, CV_METHOD, *PRIOR_SVMS)
+DEFAULT_METHODS = tuple(m for m in METHODS if not m.endswith("-2C"))  # 2C: 7x the work
 DELTA = 0.01
 
 
 def _error(clf, X, y) -> float:
     return float(np.mean(clf.predict(X) != y))
+
+
+def _cross_validated(svc, X, y, X_test, y_test, seed) -> dict:
+    """The SVM's 10-fold cross-validation error on the training part (the same folds at
+    every grid point of a repetition) and its test error; no bound."""
+    folds = StratifiedKFold(CV_FOLDS, shuffle=True, random_state=seed)
+    accuracy = cross_val_score(clone(svc), X, y, cv=folds)
+    return {
+        "method": CV_METHOD,
+        "bound": np.nan,
+        "test error": _error(svc, X_test, y_test),
+        "cv error": 1 - float(np.mean(accuracy)),
+    }
 
 
 def grid_point(X, y, X_test, y_test, C, gamma, seed, methods=METHODS, c_grid=C_GRID) -> list[dict]:
@@ -82,20 +103,23 @@ def grid_point(X, y, X_test, y_test, C, gamma, seed, methods=METHODS, c_grid=C_G
         rows.append(
             {"method": method, "bound": result.bound, "test error": _error(svc, X_test, y_test)}
         )
-    for method, kind in PRIOR_SVMS.items():
+    if CV_METHOD in methods:
+        rows.append(_cross_validated(svc, X, y, X_test, y_test, seed))
+    fits = {}  # (classifier, prior C): one fit serves every bound read off it
+    for method, (kind, attribute) in PRIOR_SVMS.items():
         if method not in methods:
             continue
         # the "2C" variants also search the prior's C over the grid (Section 5.2.2)
         priors = c_grid if method.endswith("-2C") else (C,)
-        fits = [
-            kind(C=C, C_prior=c, gamma=gamma, delta=DELTA, random_state=seed).fit(X, y)
-            for c in priors
-        ]
-        best = min(fits, key=lambda clf: clf.bound_)
+        for c in priors:
+            if (kind, c) not in fits:
+                clf = kind(C=C, C_prior=c, gamma=gamma, delta=DELTA, random_state=seed)
+                fits[kind, c] = clf.fit(X, y)
+        best = min((fits[kind, c] for c in priors), key=lambda clf: getattr(clf, attribute))
         rows.append(
             {
                 "method": method,
-                "bound": best.bound_,
+                "bound": getattr(best, attribute),
                 "test error": _error(best, X_test, y_test),
                 "C prior": best.C_prior,
             }
@@ -178,16 +202,24 @@ def run_experiment(
     return pd.DataFrame([row for rows in results for row in rows])
 
 
+def criterion(grid: pd.DataFrame) -> pd.Series:
+    """What each row is selected by: its bound, or for ``SVM+10FCV`` its CV error."""
+    if "cv error" not in grid:
+        return grid["bound"]
+    return grid["bound"].where(grid["method"] != CV_METHOD, grid["cv error"])
+
+
 def selected(grid: pd.DataFrame) -> pd.DataFrame:
-    """Per repetition and method, the grid point of least bound (model selection)."""
+    """Per repetition and method, the grid point of least bound (model selection), or of
+    least cross-validation error for ``SVM+10FCV``."""
     keys = ["dataset", "fraction", "run", "method"]
-    best = grid.loc[grid.groupby(keys, sort=False)["bound"].idxmin()]
-    return best.reset_index(drop=True)
+    best = criterion(grid).groupby([grid[k] for k in keys], sort=False).idxmin()
+    return grid.loc[best].reset_index(drop=True)
 
 
 def summary(grid: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation over repetitions of the selected bound and test
-    error (the paper's Tables 2-5)."""
+    error (the paper's Tables 2-5); ``SVM+10FCV`` has no bound (empty)."""
     best = selected(grid)
     grouped = best.groupby(["dataset", "fraction", "method"], sort=False)
     table = grouped.agg(
@@ -203,7 +235,7 @@ def summary(grid: pd.DataFrame) -> pd.DataFrame:
 def write(grid: pd.DataFrame, out, plots: bool = True) -> list:
     """``prior_svm_grid.csv`` (every grid point), ``prior_svm.csv`` (:func:`summary`) and,
     with ``plots``, ``prior_svm_fractions.png`` (bound against training-set size,
-    Figure 1) and ``prior_svm_C.png`` (bound against C, Figure 4)."""
+    Figures 1-3) and ``prior_svm_C.png`` (bound and test error against C, Figure 4)."""
     from pathlib import Path
 
     out = Path(out)
@@ -212,33 +244,77 @@ def write(grid: pd.DataFrame, out, plots: bool = True) -> list:
     grid.to_csv(paths[0], index=False, float_format="%.6g")
     summary(grid).to_csv(paths[1], index=False, float_format="%.5g")
     if plots:
-        paths += _plots(grid, out)
+        paths += [_plot_fractions(grid, out), _plot_C(grid, out)]
     return paths
 
 
-def _plots(grid, out) -> list:
+def _panels(rows, columns, width=4.2, height=3.0):
     from cvxpb.plots import _pyplot
 
     plt = _pyplot()
-    paths = []
-    table = summary(grid)
-    fig, ax = plt.subplots(figsize=(7, 4.5), constrained_layout=True)
-    for (name, method), part in table.groupby(["dataset", "method"]):
-        ax.plot(part["fraction"], part["bound"], "o-", label=f"{name} {method}")
-    ax.set(xlabel="fraction of the training set", ylabel="bound (mean over runs)")
-    ax.legend(fontsize="x-small")
-    paths.append(out / "prior_svm_fractions.png")
-    fig.savefig(paths[-1], dpi=80)
+    size = (width * columns, height * rows)
+    fig, axes = plt.subplots(rows, columns, figsize=size, squeeze=False, constrained_layout=True)
+    return plt, fig, axes
+
+
+def _save(plt, fig, path):
+    fig.savefig(path, dpi=80)
     plt.close(fig)
+    return path
+
+
+def _plot_fractions(grid, out):
+    """Figures 1-3: per dataset, the mean selected bound against the training fraction,
+    the SVM's bounds on the left and the prior SVMs' on the right."""
+    table = summary(grid).dropna(subset=["bound"])
+    names = list(dict.fromkeys(table["dataset"]))
+    plt, fig, axes = _panels(len(names), 2)
+    for row, name in zip(axes, names, strict=True):
+        for (method,), part in table[table["dataset"] == name].groupby(["method"], sort=False):
+            ax = row[0] if method in SVM_BOUNDS else row[1]
+            ax.plot(part["fraction"], part["bound"], "o-", label=method)
+        for ax, what in zip(row, ("SVM, data-dependent priors", "prior SVMs"), strict=True):
+            ax.set(title=f"{name}: {what}", xlabel="fraction of the training set")
+            ax.set(ylabel="bound (mean over runs)")
+            if ax.has_data():
+                ax.legend(fontsize="x-small")
+    return _save(plt, fig, out / "prior_svm_fractions.png")
+
+
+def _plot_C(grid, out):
+    """Figure 4: per dataset, at sigma = sqrt(d) (the factor nearest 1) and the full
+    training part, each method's bound (solid) and the SVM's and prior SVM's test error
+    (dashed) against C, mean over runs; the vertical line is the C of least 10-fold
+    cross-validation error at that sigma (mean over runs)."""
     full = grid[grid["fraction"] == grid["fraction"].max()]
-    by_C = full.groupby(["dataset", "method", "run", "C"])["bound"].min().reset_index()
-    curve = by_C.groupby(["dataset", "method", "C"])["bound"].mean().reset_index()
-    fig, ax = plt.subplots(figsize=(7, 4.5), constrained_layout=True)
-    for (name, method), part in curve.groupby(["dataset", "method"]):
-        ax.plot(part["C"], part["bound"], "o-", label=f"{name} {method}")
-    ax.set(xscale="log", xlabel="C", ylabel="least bound over sigma (mean over runs)")
-    ax.legend(fontsize="x-small")
-    paths.append(out / "prior_svm_C.png")
-    fig.savefig(paths[-1], dpi=80)
-    plt.close(fig)
-    return paths
+    names = list(dict.fromkeys(full["dataset"]))
+    plt, fig, axes = _panels(1, len(names), width=5.0, height=4.6)
+    for ax, name in zip(axes[0], names, strict=True):
+        part = full[full["dataset"] == name]
+        factor = min(part["sigma factor"].unique(), key=lambda f: abs(np.log(f)))
+        part = part[part["sigma factor"] == factor]
+        curves = part.groupby(["method", "C"], sort=False)[["bound", "test error"]].mean()
+        for method, curve in curves.groupby(level="method", sort=False):
+            curve = curve.droplevel("method")
+            if method in SVM_BOUNDS or method in PRIOR_SVMS:
+                ax.plot(curve.index, curve["bound"], "o-", label=f"{method} bound")
+            if method in ("SVM+PB", "PriorSVM"):
+                ax.plot(
+                    curve.index,
+                    curve["test error"],
+                    "k--" if method == "SVM+PB" else "k:",
+                    label=f"{'SVM' if method == 'SVM+PB' else method} test error",
+                )
+        if CV_METHOD in set(part["method"]):
+            ax.axvline(_cv_C(part), color="m", label="C of least 10-fold CV error")
+        title = f"{name}, sigma = {factor:g} sqrt(d)"
+        ax.set(xscale="log", xlabel="C", ylabel="mean over runs", title=title)
+    handles, labels = axes[0, -1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize="x-small")
+    return _save(plt, fig, out / "prior_svm_C.png")
+
+
+def _cv_C(part) -> float:
+    """The C of least 10-fold cross-validation error, averaged over runs."""
+    cv = part[part["method"] == CV_METHOD]
+    return float(cv.groupby("C")["cv error"].mean().idxmin())
