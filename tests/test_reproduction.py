@@ -150,8 +150,34 @@ def test_parrado_pima():
     paper |= {"SVM+tauEPB": 0.401, "PriorSVM": 0.386, "EtaPriorSVM": 0.397}
     excess = pima["bound"] - pd.Series(paper)
     assert 0.015 < excess.min() and excess.max() < 0.09 and excess.idxmax() == "SVM+EPB"
+    prior_svms = pima.loc[["PriorSVM", "EtaPriorSVM", "EtaPriorSVM+PriorPB"], "test_error"]
+    assert prior_svms.min() == pytest.approx(0.244, abs=5e-4)
+    assert prior_svms.max() == pytest.approx(0.246, abs=5e-4)
     assert pima["test_error"].min() == pytest.approx(0.238, abs=5e-4)
-    assert pima["test_error"].max() == pytest.approx(0.246, abs=5e-4)
+    assert pima.loc["SVM+10FCV", "test_error"] == pytest.approx(0.241, abs=5e-4)
+    assert np.isnan(pima.loc["SVM+10FCV", "bound"])
+    eta = pima.loc[["EtaPriorSVM+PriorPB", "EtaPriorSVM"], "bound"].round(3)
+    assert eta.tolist() == [0.425, 0.424]
+
+
+def _figure_4(folder):
+    """Mean over runs at sigma = sqrt(d) and the full training part, by C."""
+    grid = pd.read_csv(RESULTS / folder / "prior_svm_grid.csv")
+    grid = grid[(grid["fraction"] == 1) & (grid["sigma factor"] == 1)]
+    return grid.groupby(["method", "C"])[["bound", "test error", "cv error"]].mean()
+
+
+def test_parrado_figure_4():
+    pima = _figure_4("prior_svm").round(3)
+    assert pima.loc["SVM+10FCV", "cv error"].idxmin() == 1
+    assert pima.loc[("PriorSVM", [1, 10000]), "bound"].tolist() == [0.421, 0.641]
+    assert pima.loc[("PriorSVM", [1, 10000]), "test error"].tolist() == [0.250, 0.351]
+    assert pima.loc[("SVM+PB", [1, 10000]), "bound"].tolist() == [0.482, 0.594]
+    assert pima.loc[("SVM+PB", [1, 10000]), "test error"].tolist() == [0.233, 0.331]
+    spa = _figure_4("prior_svm_spambase")
+    for method in ("SVM+PB", "PriorSVM"):  # from C = 0.1 up: bounds rise, errors fall
+        assert spa.loc[(method, 10), "bound"] > spa.loc[(method, 0.1), "bound"] + 0.1
+        assert spa.loc[(method, 10), "test error"] < spa.loc[(method, 0.1), "test error"]
 
 
 def test_parrado_breiman():
@@ -166,6 +192,28 @@ def test_parrado_breiman():
         0.102,
     ]
     assert rin["test_error"].mean() == pytest.approx(0.016, abs=0.001)
+
+
+def test_parrado_spambase():
+    spa = _prior("prior_svm_spambase").set_index("method")
+    bounds = spa["bound"].round(3)
+    assert bounds[["PriorSVM", "EtaPriorSVM", "EtaPriorSVM+PriorPB"]].tolist() == [
+        0.136,
+        0.153,
+        0.153,
+    ]
+    assert bounds[["SVM+PB", "SVM+PriorPB", "SVM+tauPB"]].tolist() == [0.282, 0.185, 0.187]
+    assert spa["bound"].idxmin() == "PriorSVM"
+    errors = spa["test_error"].round(3)
+    assert errors[["SVM+10FCV", "PriorSVM", "EtaPriorSVM"]].tolist() == [0.064, 0.089, 0.085]
+    # Figure 1: the priors learnt from half the data beat Langford's at every fraction
+    every = pd.read_csv(RESULTS / "prior_svm_spambase" / "prior_svm.csv")
+    wide = every.pivot(index="fraction", columns="method", values="bound")
+    assert (wide[["SVM+PriorPB", "SVM+tauPB"]].max(axis=1) < wide["SVM+PB"]).all()
+    grid = pd.read_csv(RESULTS / "prior_svm_spambase" / "prior_svm_grid.csv")
+    cv = grid[grid["method"] == "SVM+10FCV"]
+    chosen = cv.loc[cv.groupby(["fraction", "run"])["cv error"].idxmin(), "C"]
+    assert (chosen == 10).all()  # the CV choice sits at the grid's largest C
 
 
 def test_parrado_digits():

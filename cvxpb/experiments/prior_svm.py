@@ -288,7 +288,7 @@ def _plot_C(grid, out):
     cross-validation error at that sigma (mean over runs)."""
     full = grid[grid["fraction"] == grid["fraction"].max()]
     names = list(dict.fromkeys(full["dataset"]))
-    plt, fig, axes = _panels(1, len(names), width=5.0, height=4.6)
+    plt, fig, axes = _panels(1, len(names), width=5.0 + 2.5 / len(names), height=3.8)
     for ax, name in zip(axes[0], names, strict=True):
         part = full[full["dataset"] == name]
         factor = min(part["sigma factor"].unique(), key=lambda f: abs(np.log(f)))
@@ -310,7 +310,7 @@ def _plot_C(grid, out):
         title = f"{name}, sigma = {factor:g} sqrt(d)"
         ax.set(xscale="log", xlabel="C", ylabel="mean over runs", title=title)
     handles, labels = axes[0, -1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize="x-small")
+    fig.legend(handles, labels, loc="outside right upper", fontsize="x-small")
     return _save(plt, fig, out / "prior_svm_C.png")
 
 
