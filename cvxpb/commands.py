@@ -343,6 +343,7 @@ def _check_datasets(names, allowed, what: str) -> None:
 def cmd_minimax(args) -> int:
     from cvxpb.datasets import NAMES
     from cvxpb.experiments import minimax as experiment
+    from cvxpb.experiments import warning_report
 
     _check_output(args)
     names = _dataset_names(args.dataset, experiment.DATASETS)
@@ -364,7 +365,7 @@ def cmd_minimax(args) -> int:
     print(wide.reindex(columns=list(methods)).to_string(float_format=lambda v: f"{v:.1f}"))
     print("\nwith standard errors:")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    print(f"\n{experiment.warning_report(rows)}")
+    print(f"\n{warning_report(rows)}")
     _written_to(args)
     return 0
 
@@ -408,6 +409,7 @@ def cmd_prior_svm(args) -> int:
 
 def cmd_slt_gp(args) -> int:
     from cvxpb.experiments import slt_gp as experiment
+    from cvxpb.experiments import warning_report
 
     _check_output(args)
     settings = [n.strip() for item in args.setting for n in item.split(",") if n.strip()]
@@ -431,6 +433,7 @@ def cmd_slt_gp(args) -> int:
         "test accuracy % (Kamesawa et al., Table 3; rho: SLT-GP's empirical-Bayes task similarity):"
     )
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(f"\n{warning_report(rows)}")
     _written_to(args)
     return 0
 

@@ -9,6 +9,7 @@ from sklearn.model_selection import train_test_split
 
 from cvxpb.cli import main
 from cvxpb.experiments import minimax as experiment
+from cvxpb.experiments import warning_report
 
 LAMBDAS = np.array([2.0**-6, 2.0**-2, 2.0**2])
 
@@ -96,7 +97,7 @@ def test_solver_warnings_are_counted_per_method_not_printed(monkeypatch, capsys)
     )
     assert capsys.readouterr().err == ""
     assert rows.groupby("method")["warnings"].sum().to_dict() == {"Majority": 0, "mmSVM": 4}
-    report = experiment.warning_report(rows)
+    report = warning_report(rows)
     assert "mmSVM: 4 in 2 runs, e.g. UserWarning: Solution may be inaccurate." in report
     assert "Majority" not in report
     assert experiment.summary(rows).set_index("method").loc["mmSVM", "warnings"] == 4

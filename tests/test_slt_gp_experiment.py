@@ -118,6 +118,38 @@ def test_one_repeat_and_summary():
         experiment.run_experiment(["relevant_feature"], methods=("GPC++",))
 
 
+def test_rows_record_the_warnings_of_their_fit(monkeypatch, capsys):
+    """A fit's warnings (EP that stops early, say) go into its row, not to stderr."""
+    from cvxpb.experiments import warning_report
+    from cvxpb.gp.ep import EPConvergenceWarning
+
+    real = experiment._fit_and_predict
+
+    def noisy(method, *args):
+        if method == "GPC":
+            warnings.warn("EP stopped after 200 sweeps", EPConvergenceWarning, stacklevel=1)
+        return real(method, *args)
+
+    monkeypatch.setattr(experiment, "_fit_and_predict", noisy)
+    rows = experiment.run_experiment(
+        ["relevant_feature"], repeats=2, progress=False, methods=("GPC", "SLT-GP")
+    )
+    assert capsys.readouterr().err == ""
+    gpc, slt = rows[rows["method"] == "GPC"], rows[rows["method"] == "SLT-GP"]
+    assert gpc["warning"].str.startswith("EPConvergenceWarning: EP stopped").all()
+    assert not slt["warning"].str.startswith("EPConvergenceWarning").any()
+    assert (gpc["warnings"] >= 1).all()
+    assert "GPC: " in warning_report(rows) and "e.g. EPConvergenceWarning" in warning_report(rows)
+    table = experiment.summary(rows).set_index("method")
+    assert table.loc["GPC", "warnings"] == gpc["warnings"].sum()
+    # the unpatched fits of the same draws warn once less each
+    monkeypatch.setattr(experiment, "_fit_and_predict", real)
+    plain = experiment.run_experiment(
+        ["relevant_feature"], repeats=2, progress=False, methods=("GPC",)
+    )
+    assert np.array_equal(plain["warnings"].to_numpy() + 1, gpc["warnings"].to_numpy())
+
+
 def test_command_line(capsys, tmp_path):
     argv = ["experiment", "slt-gp", "--setting", "noisy_latent_gp", "--repeats", "1"]
     argv += ["--r-values", "0,1", "--sizes", "30,60", "--json", "--out", str(tmp_path)]

@@ -1,5 +1,8 @@
 """Reproducible experiment runners: the papers' tables and figures, written to files."""
 
+import warnings
+from contextlib import contextmanager
+
 import numpy as np
 
 
@@ -65,3 +68,32 @@ def load_progress(path, settings, rng):
         return [], 0
     rng.bit_generator.state = saved["rng"]
     return list(saved["rows"]), saved["done"]
+
+
+@contextmanager
+def recorded_warnings():
+    """Every warning raised inside, kept in the list this yields (none printed): the
+    runs record them in their rows instead of printing through the progress bar."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield caught
+
+
+def first_warning(caught) -> str:
+    """The first warning's category and message, without the file it came from."""
+    if not caught:
+        return ""
+    first = caught[0]
+    return f"{first.category.__name__}: {str(first.message).splitlines()[0]}"
+
+
+def warning_report(rows) -> str:
+    """One line per method that warned: how many warnings, and the first of them
+    (they are collected during the runs, not printed through the progress bar)."""
+    if "warnings" not in rows or not rows["warnings"].any():
+        return "no solver warnings"
+    lines = ["solver warnings (collected during the runs):"]
+    for method, group in rows[rows["warnings"] > 0].groupby("method", sort=False):
+        count, example = int(group["warnings"].sum()), group["warning"].iloc[0]
+        lines.append(f"  {method}: {count} in {len(group)} runs, e.g. {example}")
+    return "\n".join(lines)

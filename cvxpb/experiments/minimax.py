@@ -17,7 +17,6 @@ Bernoulli(0.75) features, ``y = sign(gamma^T x + z)``) is :func:`synthetic`.
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -28,7 +27,13 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from cvxpb import datasets, jsonout
-from cvxpb.experiments import check_plan, load_progress, save_progress
+from cvxpb.experiments import (
+    check_plan,
+    first_warning,
+    load_progress,
+    recorded_warnings,
+    save_progress,
+)
 from cvxpb.minimax.estimators import MinimaxClassifier
 from cvxpb.minimax.mpm import MinimaxProbabilityMachine
 
@@ -88,8 +93,7 @@ def one_run(X, y, methods, lambdas, rng) -> list[dict]:
     rows = []
     for method in methods:
         start = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with recorded_warnings() as caught:
             lam, error = select_and_test(method, X_train, y_train, X_test, y_test, lambdas, rng)
         rows.append(
             {
@@ -98,30 +102,10 @@ def one_run(X, y, methods, lambdas, rng) -> list[dict]:
                 "test error": error,
                 "seconds": time.perf_counter() - start,
                 "warnings": len(caught),
-                "warning": _first_line(caught),
+                "warning": first_warning(caught),
             }
         )
     return rows
-
-
-def _first_line(caught) -> str:
-    """The first warning's category and message, without the file it came from."""
-    if not caught:
-        return ""
-    first = caught[0]
-    return f"{first.category.__name__}: {str(first.message).splitlines()[0]}"
-
-
-def warning_report(rows: pd.DataFrame) -> str:
-    """One line per method that warned: how many warnings, and the first of them
-    (they are collected during the runs, not printed through the progress bar)."""
-    if "warnings" not in rows or not rows["warnings"].any():
-        return "no solver warnings"
-    lines = ["solver warnings (collected during the runs):"]
-    for method, group in rows[rows["warnings"] > 0].groupby("method", sort=False):
-        count, example = int(group["warnings"].sum()), group["warning"].iloc[0]
-        lines.append(f"  {method}: {count} in {len(group)} runs, e.g. {example}")
-    return "\n".join(lines)
 
 
 def synthetic(n: int = 200, d: int = 10_000, random_state=0):
