@@ -158,6 +158,11 @@ def test_parrado_pima():
     assert np.isnan(pima.loc["SVM+10FCV", "bound"])
     eta = pima.loc[["EtaPriorSVM+PriorPB", "EtaPriorSVM"], "bound"].round(3)
     assert eta.tolist() == [0.425, 0.424]
+    # on the whole C grid every bound selects C <= 1 (why the larger sets stop at 10)
+    grid = pd.read_csv(RESULTS / "prior_svm" / "prior_svm_grid.csv")
+    bounded = grid[grid["method"] != "SVM+10FCV"]
+    chosen = bounded.loc[bounded.groupby(["fraction", "run", "method"])["bound"].idxmin()]
+    assert chosen["C"].max() == 1
 
 
 def _figure_4(folder):
@@ -194,6 +199,33 @@ def test_parrado_breiman():
     assert rin["test_error"].mean() == pytest.approx(0.016, abs=0.001)
 
 
+def test_parrado_waveform21():
+    wav = _prior("prior_svm_waveform21").set_index("method")
+    bounds = wav["bound"].round(3)
+    assert bounds[["PriorSVM", "EtaPriorSVM", "EtaPriorSVM+PriorPB"]].tolist() == [
+        0.129,
+        0.139,
+        0.140,
+    ]
+    assert set(bounds.nsmallest(3).index) == {"PriorSVM", "EtaPriorSVM", "EtaPriorSVM+PriorPB"}
+    assert bounds[["SVM+PB", "SVM+PriorPB", "SVM+tauPB", "SVM+EPB"]].tolist() == [
+        0.221,
+        0.156,
+        0.159,
+        0.221,
+    ]
+    errors = wav.loc[["SVM+10FCV", "PriorSVM", "EtaPriorSVM"], "test_error"]
+    assert errors.tolist() == pytest.approx([0.0905, 0.093, 0.092], abs=1e-4)
+    figure = _figure_4("prior_svm_waveform21").round(3)
+    assert figure.loc["SVM+10FCV", "cv error"].idxmin() == 1
+    assert figure.loc[("PriorSVM", [1, 10]), "bound"].tolist() == [0.142, 0.342]
+    assert figure.loc[("PriorSVM", [1, 10]), "test error"].tolist() == [0.094, 0.110]
+    # the folder with the Breiman sets has the same fits at the full training part
+    breiman = _prior("prior_svm_breiman")
+    breiman = breiman[breiman["dataset"] == "waveform21"].set_index("method")["bound"]
+    assert np.allclose(breiman, wav["bound"][breiman.index], atol=2e-4)
+
+
 def test_parrado_spambase():
     spa = _prior("prior_svm_spambase").set_index("method")
     bounds = spa["bound"].round(3)
@@ -216,9 +248,24 @@ def test_parrado_spambase():
     assert (chosen == 10).all()  # the CV choice sits at the grid's largest C
 
 
-def test_parrado_digits():
-    digits = _prior("prior_svm_digits").set_index("method")["bound"].round(3)
-    assert digits[["PriorSVM", "SVM+PB"]].tolist() == [0.038, 0.150]
+def test_parrado_optdigits():
+    han = _prior("prior_svm_optdigits").set_index("method")
+    bounds = han["bound"].round(3)
+    order = ["PriorSVM", "EtaPriorSVM", "SVM+PriorPB", "SVM+tauPB", "SVM+PB"]
+    assert bounds[order].tolist() == [0.045, 0.059, 0.111, 0.112, 0.212]
+    assert bounds[["SVM+EPB", "SVM+tauEPB", "EtaPriorSVM+PriorPB"]].tolist() == [
+        0.213,
+        0.213,
+        0.059,
+    ]
+    assert han["bound"].idxmin() == "PriorSVM"
+    paper = {"PriorSVM": 0.037, "SVM+PB": 0.148, "SVM+PriorPB": 0.088, "SVM+tauPB": 0.088}
+    paper |= {"SVM+EPB": 0.107, "SVM+tauEPB": 0.149}
+    excess = han["bound"][list(paper)] - pd.Series(paper)
+    assert excess["PriorSVM"] == pytest.approx(0.008, abs=5e-4)
+    assert excess.drop("PriorSVM").between(0.02, 0.11).all()
+    errors = han.loc[["PriorSVM", "SVM+10FCV", "EtaPriorSVM"], "test_error"].round(3)
+    assert errors.tolist() == [0.011, 0.009, 0.027]
 
 
 def _slt():
