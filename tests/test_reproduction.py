@@ -369,3 +369,27 @@ def test_farnia_mpm():
     assert np.all(np.abs(ours - np.array([13, 5, 4, 18])) < 1.35)  # the paper's MPM column
     runs = pd.read_csv(RESULTS / "minimax_mpm" / "minimax.csv")
     assert np.all(runs["runs"] == 100) and set(runs["method"]) == {"MPM", "SVM"}
+
+
+def test_farnia_theorem_5_rate_on_the_fitted_rules():
+    """Table 1's rules carry lam ||alpha||^2 (Section 5), so Theorem 5 applies. Its rate
+    L^2 B^2 log(t/delta) / ((q - 1) n lam) with a unit constant, L = 1, t = 1, q = 2,
+    delta = 0.05, n the training part (70%), B^2 the largest squared norm of the
+    standardized examples plus 1 for the intercept, and each run's chosen lam, exceeds
+    1 (the largest excess 0-1 risk) at the median lam on every dataset."""
+    from sklearn.preprocessing import StandardScaler
+
+    from cvxpb import datasets
+
+    medians = {}
+    for folder in ("minimax", "minimax_keel"):
+        runs = pd.read_csv(RESULTS / folder / "minimax_runs.csv")
+        for name, part in runs[runs["method"] == "mmSVM"].groupby("dataset"):
+            data = datasets.load(name)
+            X = StandardScaler().fit_transform(data.X)
+            B2 = np.max(np.sum(X**2, axis=1)) + 1
+            n = int(0.7 * data.y.size)
+            medians[name] = float(np.median(B2 * np.log(1 / 0.05) / (n * part["lambda"])))
+    assert len(medians) == 8
+    assert min(medians.values()) == pytest.approx(20.3, abs=0.05)  # australian
+    assert max(medians.values()) == pytest.approx(4466, abs=1)  # kr-vs-kp
