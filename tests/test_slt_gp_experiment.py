@@ -132,7 +132,7 @@ def test_rows_record_the_warnings_of_their_fit(monkeypatch, capsys):
 
     monkeypatch.setattr(experiment, "_fit_and_predict", noisy)
     rows = experiment.run_experiment(
-        ["relevant_feature"], repeats=2, progress=False, methods=("GPC", "SLT-GP")
+        ["relevant_feature"], repeats=1, progress=False, methods=("GPC", "SLT-GP")
     )
     assert capsys.readouterr().err == ""
     gpc, slt = rows[rows["method"] == "GPC"], rows[rows["method"] == "SLT-GP"]
@@ -145,7 +145,7 @@ def test_rows_record_the_warnings_of_their_fit(monkeypatch, capsys):
     # the unpatched fits of the same draws warn once less each
     monkeypatch.setattr(experiment, "_fit_and_predict", real)
     plain = experiment.run_experiment(
-        ["relevant_feature"], repeats=2, progress=False, methods=("GPC",)
+        ["relevant_feature"], repeats=1, progress=False, methods=("GPC",)
     )
     assert np.array_equal(plain["warnings"].to_numpy() + 1, gpc["warnings"].to_numpy())
 
