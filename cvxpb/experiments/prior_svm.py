@@ -267,19 +267,28 @@ def _save(plt, fig, path):
 
 def _plot_fractions(grid, out):
     """Figures 1-3: per dataset, the mean selected bound against the training fraction,
-    the SVM's bounds on the left and the prior SVMs' on the right."""
+    the SVM's bounds on the left and the prior SVMs' on the right (a side only where
+    the run has its methods)."""
     table = summary(grid).dropna(subset=["bound"])
     names = list(dict.fromkeys(table["dataset"]))
-    plt, fig, axes = _panels(len(names), 2)
+    sides = [
+        (title, methods)
+        for title, methods in (
+            ("SVM, data-dependent priors", set(SVM_BOUNDS)),
+            ("prior SVMs", set(PRIOR_SVMS)),
+        )
+        if methods & set(table["method"])
+    ]
+    plt, fig, axes = _panels(len(names), len(sides))
     for row, name in zip(axes, names, strict=True):
-        for (method,), part in table[table["dataset"] == name].groupby(["method"], sort=False):
-            ax = row[0] if method in SVM_BOUNDS else row[1]
-            ax.plot(part["fraction"], part["bound"], "o-", label=method)
-        for ax, what in zip(row, ("SVM, data-dependent priors", "prior SVMs"), strict=True):
-            ax.set(title=f"{name}: {what}", xlabel="fraction of the training set")
+        part = table[table["dataset"] == name]
+        for ax, (title, methods) in zip(row, sides, strict=True):
+            for (method,), curve in part.groupby(["method"], sort=False):
+                if method in methods:
+                    ax.plot(curve["fraction"], curve["bound"], "o-", label=method)
+            ax.set(title=f"{name}: {title}", xlabel="fraction of the training set")
             ax.set(ylabel="bound (mean over runs)")
-            if ax.has_data():
-                ax.legend(fontsize="x-small")
+            ax.legend(fontsize="x-small")
     return _save(plt, fig, out / "prior_svm_fractions.png")
 
 
