@@ -92,6 +92,7 @@ SUMMARIES = [
         for folder in (
             "prior_svm",
             "prior_svm_pima_2c",
+            "prior_svm_2c",
             "prior_svm_spambase",
             "prior_svm_waveform21",
             "prior_svm_optdigits",
