@@ -96,7 +96,10 @@ def _best_over_etas(name, margins, etas, kl_of, penalty, delta):
 
     ``Q_S(mu)`` does not depend on the scaling and the bound increases with the KL term,
     so the least bound over scalings and ``mu`` is the least over ``mu`` of the bound at
-    ``min_j KL(mu, eta_j)``: one search over ``mu``, not one per scaling.
+    ``min_j KL(mu, eta_j)``: one search over ``mu``, not one per scaling. That function
+    dips where each scaling's KL is least, and when ``w`` and ``w_r`` align the dips are
+    narrower than the grid's step, so the scan also visits each dip's bottom
+    (:func:`_kl_dips`).
     """
     margins = np.asarray(margins, dtype=float)
     m = margins.size
@@ -110,12 +113,28 @@ def _best_over_etas(name, margins, etas, kl_of, penalty, delta):
         kls = np.array([kl_of(mu, eta) for eta in etas]).reshape(len(etas), mu.size)
         return kls.min(axis=0), np.argmin(kls, axis=0)
 
-    bound, mu, empirical = minimize_over_mu(margins, lambda x: least_kl(x)[0] + extra, m)
+    grid = np.union1d(MU_GRID, _kl_dips(kl_of, etas))
+    bound, mu, empirical = minimize_over_mu(margins, lambda x: least_kl(x)[0] + extra, m, grid)
     kl, j = least_kl(mu)
     eta = etas[int(j[0])]
     return SVMBound(
         name, bound, mu, None if eta is None else float(eta), empirical, float(kl[0]), m, delta
     )
+
+
+def _kl_dips(kl_of, etas) -> np.ndarray:
+    """For each scaling, the ``mu`` in the grid's range where its KL is least, from the
+    quadratic through ``mu = 0, 1, 2`` (exact for the shifted and tau priors, whose KL
+    is quadratic in ``mu``; an extra scan point for the others)."""
+    dips = []
+    for eta in etas:
+        q0, q1, q2 = (float(np.squeeze(kl_of(np.array([x]), eta))) for x in (0.0, 1.0, 2.0))
+        a = (q2 - 2 * q1 + q0) / 2
+        b = q1 - q0 - a
+        if a > 0:
+            dips.append(-b / (2 * a))
+    dips = np.asarray(dips, dtype=float)
+    return dips[(dips >= MU_GRID[0]) & (dips <= MU_GRID[-1])]
 
 
 def langford_bound(margins, delta=0.01) -> SVMBound:
