@@ -390,10 +390,24 @@ def test_kamesawa_gpc_plus():
     assert runs.groupby("setting")["repeat"].nunique().min() == 10
 
 
+def test_kamesawa_gpc_plus_warnings():
+    runs = pd.read_csv(RESULTS / "slt_gp_plus" / "slt_gp_runs.csv")
+    warned = runs[runs["warnings"] > 0]
+    assert len(runs) == 110 and len(warned) == 10
+    assert set(warned["setting"]) == {"relevant_feature", "independent_feature", "clean_soft_label"}
+    assert warned["warning"].str.startswith("HyperparameterBoundWarning").all()
+
+
 def test_kamesawa_figure_1_times():
-    plus = pd.read_csv(RESULTS / "slt_gp_time_plus" / "slt_gp.csv")["seconds"]
+    table = pd.read_csv(RESULTS / "slt_gp_time_plus" / "slt_gp.csv")
+    plus = table["seconds"]
     others = pd.read_csv(RESULTS / "slt_gp_time" / "slt_gp.csv")
-    assert plus.min() == pytest.approx(0.6, abs=0.05) and plus.max() == pytest.approx(2.6, abs=0.05)
+    assert plus.min() == pytest.approx(0.3, abs=0.05) and plus.max() == pytest.approx(2.5, abs=0.05)
+    runs = pd.read_csv(RESULTS / "slt_gp_time_plus" / "slt_gp_runs.csv")
+    warned = runs[runs["warnings"] > 0]
+    assert len(warned) == 6 and warned["n"].max() <= 100
+    assert warned["warning"].str.startswith("HyperparameterBoundWarning").all()
+    assert table["warnings"].sum() == 6
     gpc = others[others["method"] == "GPC"]["seconds"]
     slt = others[others["method"] == "SLT-GP"]["seconds"]
     assert (gpc.min(), gpc.max()) == pytest.approx((0.06, 3.3), abs=0.05)
