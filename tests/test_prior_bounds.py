@@ -86,6 +86,34 @@ def test_kl_closed_forms_match_the_gaussian_kl(cosine):
     )
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    mu=st.floats(1e-3, 1e4),
+    eta=st.floats(0, 100),
+    cosine=st.floats(-1, 1),
+    tau=st.floats(0.5, 60),
+)
+@example(mu=97.97959183673447, eta=97.97959183673468, cosine=1.0, tau=1.0)
+@example(mu=50.5, eta=50.5, cosine=1.0, tau=1.0 + 1e-9)
+def test_kl_closed_forms_are_never_negative_and_exact_where_the_means_meet(mu, eta, cosine, tau):
+    """Exact rational arithmetic on the same floats: the closed forms agree to rounding
+    and never dip below 0 (the expanded square once gave -9e-13 at mu = eta, cosine = 1,
+    understating the bound)."""
+    from fractions import Fraction as F
+
+    m, e, c = F(mu), F(eta), F(cosine)
+    shifted = (m * m - 2 * m * e * c + e * e) / 2
+    scale = float(m * m + e * e) + 1.0
+    assert kl_shifted(mu, eta, cosine) >= 0
+    assert abs(kl_shifted(mu, eta, cosine) - float(shifted)) <= 1e-14 * scale
+    # the tau prior: its parts along and across w_r, plus the spread term, all >= 0
+    assert kl_tau(mu, eta, cosine, tau) >= 0
+    exact_along = (m * c - e) ** 2 / F(tau) ** 2 + m * m * (1 - c * c)
+    spread = tau**-2.0 - 1 - np.log(tau**-2.0)
+    expected = (max(spread, 0.0) + float(exact_along)) / 2
+    assert abs(kl_tau(mu, eta, cosine, tau) - expected) <= 1e-14 * scale
+
+
 def test_langford_bound_is_the_kl_inverse_at_its_mu_and_the_least_on_a_grid():
     margins = np.random.default_rng(2).uniform(-0.2, 0.8, 200)
     result = langford_bound(margins, delta=0.01)

@@ -109,13 +109,23 @@ def kl_gaussians(mean0, cov0, mean1, cov1) -> float:
 
 def kl_shifted(mu, eta, cosine):
     """``KL(N(mu w, I) || N(eta w_r, I)) = ||mu w - eta w_r||^2 / 2`` for unit ``w, w_r``
-    with ``w^T w_r = cosine`` (Corollary 5)."""
-    return 0.5 * (mu**2 - 2 * mu * eta * cosine + eta**2)
+    with ``w^T w_r = cosine`` (Corollary 5), written as the squares of the parts along
+    and across ``w_r``: the expanded ``mu^2 - 2 mu eta cosine + eta^2`` cancels to a
+    negative value near ``mu = eta`` when the two align, which would understate the
+    bound."""
+    return 0.5 * ((mu * cosine - eta) ** 2 + mu**2 * _sine_squared(cosine))
+
+
+def _sine_squared(cosine):
+    """``1 - cosine^2``, never below 0 (a cosine may exceed 1 by rounding)."""
+    return np.maximum(1 - np.square(cosine), 0.0)
 
 
 def kl_tau(mu, eta, cosine, tau):
     """KL between ``N(mu w, I)`` and the prior of Theorem 8: mean ``eta w_r``, variance
     ``tau^2`` along ``w_r`` and 1 across it."""
     parallel = mu * cosine - eta  # P_par(mu w - eta w_r)
-    across = mu**2 * (1 - cosine**2)  # P_perp(mu w)^2
-    return 0.5 * (np.log(tau**2) + tau**-2 - 1 + parallel**2 / tau**2 + across)
+    across = mu**2 * _sine_squared(cosine)  # P_perp(mu w)^2
+    x = tau**-2.0
+    spread = max(x - 1 - np.log(x), 0.0)  # >= 0; rounding near tau = 1 could undercut it
+    return 0.5 * (spread + parallel**2 / tau**2 + across)
