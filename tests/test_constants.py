@@ -73,7 +73,7 @@ def test_paper_squared_constant_is_lemma_2_and_about_four_times_larger(m):
         assert squared_constant(m, "paper") / squared_constant(m) == pytest.approx(4, rel=1e-3)
 
 
-@pytest.mark.parametrize("m", [1, 2, 10, 50, 200])
+@pytest.mark.parametrize("m", [1, 2, 10, 50, pytest.param(200, marks=pytest.mark.slow)])
 def test_kl_constant_matches_an_independent_mpmath_global_sup(m):
     value = mp_sup(lambda l: mp_moment(m, l, lambda a, b: mp_kl(a, b) ** 2), mp_grid(m))
     ours = kl_constant(m)

@@ -178,6 +178,7 @@ def test_invariants(risks, weights, m, delta, pair):
     assert res.bound <= prob.evaluate(vertex) + 1e-10  # nor by the best single classifier
 
 
+@pytest.mark.slow  # 23 s: the search repeats with every incumbent checked
 def test_incumbents_are_checked_from_the_posterior_when_the_statistics_disagree():
     from cvxpb.solvers import exact
 
