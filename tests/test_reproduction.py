@@ -141,6 +141,13 @@ def _prior(folder, fraction=1):
     return table[table["fraction"] == fraction]
 
 
+def _bound_selected(folder):
+    """The grid rows each bound selects (least bound per fraction, run and method)."""
+    grid = pd.read_csv(RESULTS / folder / "prior_svm_grid.csv")
+    bounded = grid[grid["method"] != "SVM+10FCV"]
+    return bounded.loc[bounded.groupby(["fraction", "run", "method"])["bound"].idxmin()]
+
+
 def test_parrado_pima():
     pima = _prior("prior_svm").set_index("method")
     assert pima["bound"].min() == pytest.approx(0.402, abs=5e-4)
@@ -159,10 +166,7 @@ def test_parrado_pima():
     eta = pima.loc[["EtaPriorSVM+PriorPB", "EtaPriorSVM"], "bound"].round(3)
     assert eta.tolist() == [0.425, 0.424]
     # on the whole C grid every bound selects C <= 1 (why the larger sets stop at 10)
-    grid = pd.read_csv(RESULTS / "prior_svm" / "prior_svm_grid.csv")
-    bounded = grid[grid["method"] != "SVM+10FCV"]
-    chosen = bounded.loc[bounded.groupby(["fraction", "run", "method"])["bound"].idxmin()]
-    assert chosen["C"].max() == 1
+    assert _bound_selected("prior_svm")["C"].max() == 1
 
 
 def _figure_4(folder):
@@ -283,10 +287,7 @@ def test_parrado_figures_1_to_3():
     assert least["pim"].tolist() == ["SVM+PB", "PriorSVM", "PriorSVM"]
     # every bound-selected C is at most 1 (why the larger sets stop at C = 10)
     for folder in PARRADO_FOLDERS.values():
-        grid = pd.read_csv(RESULTS / folder / "prior_svm_grid.csv")
-        bounded = grid[grid["method"] != "SVM+10FCV"]
-        chosen = bounded.loc[bounded.groupby(["fraction", "run", "method"])["bound"].idxmin()]
-        assert chosen["C"].max() <= 1
+        assert _bound_selected(folder)["C"].max() <= 1
 
 
 def test_parrado_waveform21():
