@@ -31,18 +31,17 @@ documentation's references page.
 
 from typing import TYPE_CHECKING
 
-# Eager: the function kl shares its name with the module cvxpb.kl, which any import
-# of that module would otherwise put in its place. It needs NumPy only.
-from cvxpb.kl import kl, kl_inv_lower, kl_inv_upper
-
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "kl": "cvxpb.numerics.kl",
+    "kl_inv_lower": "cvxpb.numerics.kl",
+    "kl_inv_upper": "cvxpb.numerics.kl",
     "Bound": "cvxpb.bounds",
     "BoundProblem": "cvxpb.problem",
     "Certificate": "cvxpb.result",
     "Result": "cvxpb.result",
-    "bound_constant": "cvxpb.constants",
+    "bound_constant": "cvxpb.numerics.constants",
     "DeclarationError": "cvxpb.declare",
     "Minimize": "cvxpb.declare",
     "Posterior": "cvxpb.declare",
@@ -97,7 +96,6 @@ __all__ = [
 
 if TYPE_CHECKING:
     from cvxpb.bounds import Bound
-    from cvxpb.constants import bound_constant
     from cvxpb.declare import (
         KL,
         DeclarationError,
@@ -118,6 +116,8 @@ if TYPE_CHECKING:
         tandem_risk,
         union_min,
     )
+    from cvxpb.numerics.constants import bound_constant
+    from cvxpb.numerics.kl import kl, kl_inv_lower, kl_inv_upper
     from cvxpb.problem import BoundProblem
     from cvxpb.result import Certificate, Result
 

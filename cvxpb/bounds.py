@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cvxpb.constants import bound_constant, check_order, conjugate, log_bound_constant
-from cvxpb.distances import DISTANCES, nudge
-from cvxpb.kl import kl_unchecked
+from cvxpb.distances import DISTANCES
+from cvxpb.numerics.constants import bound_constant, check_order, conjugate, log_bound_constant
+from cvxpb.numerics.kl import kl_unchecked
+from cvxpb.numerics.tolerances import nudge
 from cvxpb.validation import real_array
 
 DISTANCES_BY_DIVERGENCE = {

@@ -12,9 +12,9 @@ import sys
 
 from cvxpb import __version__
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
-from cvxpb.constants import CONSTANTS
 from cvxpb.datasets import NAMES as DATASET_NAMES
 from cvxpb.datasets import PRIVILEGED
+from cvxpb.numerics.constants import CONSTANTS
 from cvxpb.solvers import METHODS
 
 ALL_DISTANCES = ("linear", "sq", "kl", "catoni")

@@ -9,28 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cvxpb.kl import kl, kl_inv_upper_bracket, kl_inv_upper_newton
-
-_EPS = np.finfo(float).eps
-
-
-_TINY = 5e-324  # the least subnormal
-
-
-def nudge(x, rounding: int):
-    """``x`` moved outward in the direction ``rounding`` (+1, -1 or 0): by
-    ``16 eps |x| + 5e-324``, so at least 15 ulps for a normal ``x`` even after the
-    sum's rounding (``16 eps |x|`` is 16 ulps or more and rounding to nearest gives back
-    at most one of the result's, at most two of ``x``'s), and one subnormal step at 0
-    and for subnormals (their sums are exact). A tenth of the time ``nextafter`` took."""
-    x = np.asarray(x, dtype=float)
-    if rounding == 0:
-        return x
-    step = np.abs(x)
-    step *= 16 * _EPS
-    step += _TINY
-    with np.errstate(over="ignore"):  # past the largest float: inf, outward still
-        return x + step if rounding > 0 else x - step
+from cvxpb.numerics.kl import kl, kl_inv_upper_bracket, kl_inv_upper_newton
+from cvxpb.numerics.tolerances import nudge
 
 
 class Linear:

@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import logsumexp, rel_entr
 
-from cvxpb.summation import exact_sum
+from cvxpb.numerics.summation import exact_sum
+from cvxpb.numerics.tolerances import EPS
 
 if TYPE_CHECKING:
     import cvxpy as cp
-
-_EPS = np.finfo(float).eps
 
 
 class Chi2:
@@ -63,7 +62,7 @@ class KLDivergence:
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         on = q > 0
         size = np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(p[on]))
-        return 16 * _EPS * exact_sum(size) + 1e-300
+        return 16 * EPS * exact_sum(size) + 1e-300
 
     def gradient(self, q, p) -> np.ndarray:
         """``log(q/p) + 1``."""
@@ -116,7 +115,7 @@ class Renyi:
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         on = q > 0
         size = np.max(np.abs(np.log(q[on])) + np.abs(np.log(p[on])), initial=0.0)
-        return 32 * _EPS * (size + abs(self.value(q, p))) + 1e-300
+        return 32 * EPS * (size + abs(self.value(q, p))) + 1e-300
 
     def gradient(self, q, p) -> np.ndarray:
         """``alpha/(alpha-1) (q_i/p_i)^(alpha-1) / sum_j q_j^alpha p_j^(1-alpha)``."""

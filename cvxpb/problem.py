@@ -8,11 +8,11 @@ import math
 import numpy as np
 
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, Bound
-from cvxpb.constants import CONSTANTS, check_sample_size
-from cvxpb.distances import nudge
 from cvxpb.divergences import get_divergence
+from cvxpb.numerics.constants import CONSTANTS, check_sample_size
+from cvxpb.numerics.summation import exact_sum
+from cvxpb.numerics.tolerances import nudge
 from cvxpb.result import Result
-from cvxpb.summation import exact_sum
 from cvxpb.validation import (
     PRIOR_SUM_TOLERANCE,
     check_choice,
@@ -22,7 +22,6 @@ from cvxpb.validation import (
     check_risks,
 )
 
-_EPS = np.finfo(float).eps
 SOLVER_METHODS = ("cvx", "ccp", "nlp")  # the methods that call a solver library
 
 

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-PRIOR_SUM_TOLERANCE = 1e-9
+from cvxpb.numerics.tolerances import PRIOR_SUM_TOLERANCE
 
 
 def real_array(values, name: str) -> np.ndarray:

@@ -5,7 +5,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import rel_entr
 
-from cvxpb.constants import bound_constant, kl_constant
+from cvxpb.numerics.constants import bound_constant, kl_constant
 
 
 def kl(a, b):

@@ -3,7 +3,7 @@
 import mpmath as mp
 import pytest
 
-from cvxpb.constants import (
+from cvxpb.numerics.constants import (
     PAPER_KL_TABLE,
     bound_constant,
     kl_constant,

@@ -13,11 +13,11 @@ from scipy.optimize import minimize
 
 import cvxpb as pb
 from cvxpb.bounds import Bound
-from cvxpb.constants import log_bound_constant
 from cvxpb.declare import majority_vote as mv
 from cvxpb.declare.expressions import pac_bayes
 from cvxpb.declare.pareto import Values
-from cvxpb.kl import kl_inv_upper
+from cvxpb.numerics.constants import log_bound_constant
+from cvxpb.numerics.kl import kl_inv_upper
 
 PAIRS = [
     ("kl", "kl"),

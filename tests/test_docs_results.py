@@ -196,7 +196,7 @@ def test_the_paper_constants_ratios_quoted_in_the_docs():
     below the supremum at m = 1 (invalid) and 3.25 to 4 times it from m = 2; its kl
     constant is 61 to 692 times the supremum at the experiment's sample sizes and about
     21 times at m = 50."""
-    from cvxpb.constants import bound_constant
+    from cvxpb.numerics.constants import bound_constant
 
     def ratio(distance, m):
         return bound_constant(distance, m, "paper", 2.0) / bound_constant(distance, m, "exact", 2.0)

@@ -13,7 +13,7 @@ from sklearn.datasets import make_classification
 from sklearn.svm import SVC
 
 import cvxpb as pb
-from cvxpb.kl import kl_inv_lower, kl_inv_upper
+from cvxpb.numerics.kl import kl_inv_lower, kl_inv_upper
 from cvxpb.svm import StochasticSVM, svm_pac_bayes_bound
 from cvxpb.svm.cv import LambdaSVC
 

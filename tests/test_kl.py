@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cvxpb.kl import kl, kl_inv_lower, kl_inv_upper, kl_inv_upper_newton
+from cvxpb.numerics.kl import kl, kl_inv_lower, kl_inv_upper, kl_inv_upper_newton
 
 mp.mp.dps = 50
 
@@ -149,7 +149,7 @@ def test_nudge_moves_outward_by_at_least_15_ulps(x, rounding):
     for normal numbers (where the result is finite) and by one subnormal step at least."""
     import math
 
-    from cvxpb.distances import nudge
+    from cvxpb.numerics.tolerances import nudge
 
     y = float(nudge(x, rounding))
     if math.isinf(y):

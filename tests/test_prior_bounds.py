@@ -8,7 +8,7 @@ from scipy.optimize import minimize_scalar
 from scipy.stats import norm
 from sklearn.svm import SVC
 
-from cvxpb.kl import kl_inv_upper
+from cvxpb.numerics.kl import kl_inv_upper
 from cvxpb.svm.gaussian import (
     from_svc,
     kl_gaussians,

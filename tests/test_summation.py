@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cvxpb.summation import PREFIX_BLOCK, SMALL, exact_sum, prefix_sums
+from cvxpb.numerics.summation import PREFIX_BLOCK, SMALL, exact_sum, prefix_sums
 
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import cvxpb as pb
-from cvxpb.constants import log_moment_supremum
+from cvxpb.numerics.constants import log_moment_supremum
 
 mp.mp.dps = 40
 

@@ -22,8 +22,9 @@ from numbers import Real
 
 import numpy as np
 
-from cvxpb.distances import DISTANCES, nudge
-from cvxpb.kl import _bisect, _check
+from cvxpb.distances import DISTANCES
+from cvxpb.numerics.kl import _bisect, _check
+from cvxpb.numerics.tolerances import EPS, nudge
 
 
 class DeclarationError(ValueError):
@@ -292,7 +293,7 @@ class LambdaBound(Expression):
             twice = 2 * L + e
             value = (twice + np.sqrt(e * e + 2 * L * e)) ** 2 / (2 * twice)
         value = np.where(twice > 0, value, 0.0)
-        return nudge(value * (1 + rounding * 16 * np.finfo(float).eps), rounding)
+        return nudge(value * (1 + rounding * 16 * EPS), rounding)
 
     def __repr__(self):
         return f"lambda_bound({self.args[0]!r}, {self.args[1]!r})"

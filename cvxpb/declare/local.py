@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from cvxpb.declare.pareto import ParetoSearch, Solved, Values
-from cvxpb.summation import exact_sum
+from cvxpb.numerics.summation import exact_sum
 
 GRID = (-4.0, -2.0, 0.0, 2.0)  # log10 of each weight relative to the first term's
 STEPS = tuple(2.0**-k for k in range(7))  # damping of a move towards the target weights

@@ -29,11 +29,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import rel_entr
 
+from cvxpb.numerics.tolerances import EPS
+
 MAX_ITERATIONS = 200
 ARMIJO = 0.25
 SHRINK = 0.01  # a step divides no q_i by more than 1 / SHRINK
 POLISH = 3  # full steps taken where the objective is flat to its last bits
-_EPS = np.finfo(float).eps
 
 
 def minimize_quadratic_kl(S, b, mu, prior, start):
@@ -67,7 +68,7 @@ def minimize_quadratic_kl(S, b, mu, prior, start):
             step /= 2
         else:  # no decrease the objective can show: a few full steps polish the point
             trial, trial_value = full
-            if polish == 0 or not trial_value <= value + 8 * _EPS * abs(value):
+            if polish == 0 or not trial_value <= value + 8 * EPS * abs(value):
                 break
             polish -= 1
         if not np.isfinite(trial_value):

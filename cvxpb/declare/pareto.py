@@ -43,15 +43,14 @@ import numpy as np
 
 from cvxpb.declare.newton import minimize_quadratic_kl
 from cvxpb.declare.terms import KLTerm
-from cvxpb.distances import nudge
-from cvxpb.summation import exact_sum
+from cvxpb.numerics.summation import exact_sum
+from cvxpb.numerics.tolerances import EPS, nudge
 
 PIECES = 256  # each edge of the boundary is cut into this many pieces for its corners
 STALL = 5  # rounds without the lower bound rising by tol end a search through a minorant
 MAX_PIECES = 1 << 14  # an edge that could hold the minimum is cut into up to this many
 FIRST_MUS = np.geomspace(1e-8, 1e2, 21)
 ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
-_EPS = np.finfo(float).eps
 
 
 @dataclass
@@ -203,7 +202,7 @@ class ParetoSearch:
             q = self._program([(A, 1.0), (B, mu)])
             g = self.lower_gradient(A, q)
             linear = g @ q
-            margin = 4 * _EPS * (np.abs(g) @ q) + 1e-300
+            margin = 4 * EPS * (np.abs(g) @ q) + 1e-300
             c = self.lower_value(A, q) - (linear + margin) + B.linear_min(g, mu)[1]
             return q, float(nudge(c, -1))
         weighted = [(A, 1.0), (B, mu)]
@@ -218,7 +217,7 @@ class ParetoSearch:
         g = sum(w * self.lower_gradient(t, q) for t, w in weighted)
         if not np.all(np.isfinite(g)):
             return -np.inf
-        margin = 8 * _EPS * (np.abs(g) @ q + np.max(np.abs(g)) + abs(value)) + 1e-300
+        margin = 8 * EPS * (np.abs(g) @ q + np.max(np.abs(g)) + abs(value)) + 1e-300
         return float(nudge(value + np.min(g) - g @ q - margin, -1))
 
     def _program(self, weighted):

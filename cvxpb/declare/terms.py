@@ -26,15 +26,12 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from cvxpb.constants import check_order
 from cvxpb.declare.expressions import Expression
-from cvxpb.distances import nudge
 from cvxpb.divergences import KLDivergence
-from cvxpb.summation import exact_sum
+from cvxpb.numerics.constants import check_order
+from cvxpb.numerics.summation import exact_sum
+from cvxpb.numerics.tolerances import EPS, PSD_TOLERANCE, nudge
 from cvxpb.validation import check_distribution, real_array
-
-_EPS = np.finfo(float).eps
-PSD_TOLERANCE = 1e-10  # relative to the largest eigenvalue
 
 
 class Posterior:
@@ -215,7 +212,7 @@ class ConvexQuadratic(Term):
 
     def core(self, q, rounding=0):
         linear = exact_sum(self.linear * q)
-        margin = 4 * _EPS * (np.abs(self.linear) @ np.abs(q) + abs(self.constant))
+        margin = 4 * EPS * (np.abs(self.linear) @ np.abs(q) + abs(self.constant))
         value = _quadratic(self.matrix, q, rounding) + linear + self.constant
         return float(nudge(value + rounding * margin, rounding))
 
@@ -251,7 +248,7 @@ class ShiftedQuadratic(ConvexQuadratic):
         P = np.eye(H) - 1.0 / H
         tangent = _tangent_basis(H)
         eigenvalues = np.linalg.eigvalsh(tangent.T @ N @ tangent) if H > 1 else np.zeros(1)
-        error = 8 * H * _EPS * max(float(np.max(np.abs(eigenvalues))), float(np.max(np.abs(N))))
+        error = 8 * H * EPS * max(float(np.max(np.abs(eigenvalues))), float(np.max(np.abs(N))))
         self.lam = min(float(eigenvalues[0]), 0.0) - error
         self.matrix = P @ (N - self.lam * np.eye(H)) @ P
         self.matrix = (self.matrix + self.matrix.T) / 2
@@ -288,7 +285,7 @@ def _quadratic(M, q, rounding):
     inner = M @ q
     value = exact_sum(q * inner)
     size = value if np.all(M >= 0) else float(np.abs(q) @ np.abs(M) @ np.abs(q))
-    margin = (q.size + 4) * _EPS * size
+    margin = (q.size + 4) * EPS * size
     return float(nudge(value + rounding * margin, rounding))
 
 
@@ -384,7 +381,7 @@ class KLTerm(Divergence):
             logits = np.log(self.prior) - g / mu
         lse = logsumexp(logits)
         q = np.exp(logits - lse)
-        margin = 8 * _EPS * (abs(mu * lse) + np.max(np.abs(g)) + mu * (abs(lse) + math.log(g.size)))
+        margin = 8 * EPS * (abs(mu * lse) + np.max(np.abs(g)) + mu * (abs(lse) + math.log(g.size)))
         return q, float(nudge(-mu * lse - margin, -1))
 
 
@@ -404,7 +401,7 @@ class PowerTerm(Divergence):
             terms = np.exp(self.alpha * np.log(q[on]) + (1 - self.alpha) * np.log(self.prior[on]))
         value = exact_sum(terms)
         size = np.max(np.abs(np.log(q[on])) + np.abs(np.log(self.prior[on])), initial=0.0)
-        margin = 8 * _EPS * self.alpha * (size + 1) * value
+        margin = 8 * EPS * self.alpha * (size + 1) * value
         return float(nudge(value + rounding * margin, rounding))
 
     def transform(self, core, rounding=0):
@@ -441,7 +438,7 @@ class PowerTerm(Divergence):
         gap = np.maximum(nu - g, 0.0)
         lower = nu - (1 - 1 / self.alpha) * exact_sum(gap * q)
         power = 1 + 1 / (self.alpha - 1)  # relative errors of q grow by this exponent
-        margin = 16 * _EPS * power * (abs(nu) + np.max(np.abs(g)) + exact_sum(gap * q))
+        margin = 16 * EPS * power * (abs(nu) + np.max(np.abs(g)) + exact_sum(gap * q))
         return q / exact_sum(q), float(nudge(lower - margin, -1))
 
     def _mass(self, g, mu, nu, each=False):

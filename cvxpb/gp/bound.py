@@ -22,7 +22,7 @@ import numpy as np
 from scipy.special import log_ndtr
 from sklearn.utils.validation import check_is_fitted
 
-from cvxpb.distances import nudge
+from cvxpb.numerics.tolerances import nudge
 from cvxpb.validation import check_delta
 
 METHODS = ("closed_form", "cvx")

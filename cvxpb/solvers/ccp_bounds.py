@@ -25,7 +25,7 @@ import time
 import cvxpy as cp
 import numpy as np
 
-from cvxpb.kl import kl
+from cvxpb.numerics.kl import kl
 from cvxpb.solvers import ccp
 
 CLIP = 1e-12

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from cvxpb.summation import PREFIX_BLOCK, prefix_sums
+from cvxpb.numerics.summation import PREFIX_BLOCK, prefix_sums
+from cvxpb.numerics.tolerances import EPS
 
-_EPS = np.finfo(float).eps
 CHUNK = 1 << 21  # numbers in a points x classifiers block of GibbsFamily.stats (16 MB)
 FRONTIER_CELLS = 128  # cells of L an interval is cut into by frontier_cells
 GIBBS_GRID = 65  # first points of the Gibbs search: each costs O(H); the frontier closes fast
@@ -93,7 +93,7 @@ class Chi2Family:
         # each prefix sum of non-negative terms is within (PREFIX_BLOCK + 2) eps of its
         # value, whatever H; the factor 8 covers the chain W -> B -> E and the formulas
         n = min(self.d.size, PREFIX_BLOCK)
-        self.relative_error = 8 * (n + 8) * np.finfo(float).eps
+        self.relative_error = 8 * (n + 8) * EPS
 
     def breaks(self):
         """The ``v`` at which ``nu`` crosses a distinct risk value (the first is ``t = 0``)."""
@@ -150,7 +150,7 @@ class Chi2Family:
         (xa, La, Da), (xb, Lb, Db) = a, b
         La_low, Da_low = self.lower_terms(xa, La, Da)
         Lb_low, Db_low = self.lower_terms(xb, Lb, Db)
-        Lb_high = Lb + (Lb - Lb_low) + 4 * _EPS * np.abs(Lb)
+        Lb_high = Lb + (Lb - Lb_low) + 4 * EPS * np.abs(Lb)
         width = Lb_high - La_low
         lines = []
         for x, L, D, L_low, D_low in ((xa, La, Da, La_low, Da_low), (xb, Lb, Db, Lb_low, Db_low)):
@@ -158,7 +158,7 @@ class Chi2Family:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 room = t - gap  # nu - L
                 slope = 2 * D / room
-                error = (gap - (L_low - self.u1) + 2 * _EPS * t) / room + 8 * self.relative_error
+                error = (gap - (L_low - self.u1) + 2 * EPS * t) / room + 8 * self.relative_error
                 usable = (room > 0) & (error < 0.5)
                 lines.append(
                     (
@@ -268,8 +268,8 @@ class RenyiFamily:
     def lower_terms(self, x, L, D):
         """Rounding: the log-sum-exps are accurate to a few ulps of their size."""
         size = np.max(np.abs(self.log_w)) * (1 + self.alpha) + 1
-        margin = 64 * np.finfo(float).eps * size / (self.alpha - 1)
-        return self.u1 + (L - self.u1) * (1 - 64 * np.finfo(float).eps), D - margin
+        margin = 64 * EPS * size / (self.alpha - 1)
+        return self.u1 + (L - self.u1) * (1 - 64 * EPS), D - margin
 
 
 class GibbsFamily:
@@ -325,7 +325,7 @@ class GibbsFamily:
 
     def lower_terms(self, x, L, K):
         """Rounding: ``KL = -beta (L - u_1) - log Z`` is a difference; allow for its size."""
-        eps = np.finfo(float).eps
+        eps = EPS
         beta = np.where(np.isfinite(self.beta(x)), self.beta(x), 0.0)
         size = beta * (L - self.u1) + np.max(np.abs(self.log_w)) + np.abs(K) + 1
         margin = 64 * eps * size
@@ -340,7 +340,7 @@ class GibbsFamily:
         beta_b = self.beta(xb)
         La_low, Ka_low = self.lower_terms(xa, La, Ka)
         Lb_low, Kb_low = self.lower_terms(xb, Lb, Kb)
-        La_high = La + (La - La_low) + 4 * _EPS * np.abs(La)
+        La_high = La + (La - La_low) + 4 * EPS * np.abs(La)
         zero = np.zeros_like(La)
         lines = [
             (Ka_low + beta_a * La_low, beta_a, zero),
@@ -379,6 +379,6 @@ def frontier_cells(left, right, lines, floor, cells: int = FRONTIER_CELLS):
             usable = np.isfinite(intercept) & np.isfinite(slope) & np.isfinite(margin)
             c = np.where(usable, intercept, 0.0)[:, None]
             s = np.where(usable, slope, 0.0)[:, None]
-            line = c - s * ends - 8 * _EPS * (np.abs(c) + np.abs(s * ends)) - margin[:, None]
+            line = c - s * ends - 8 * EPS * (np.abs(c) + np.abs(s * ends)) - margin[:, None]
             tau = np.maximum(tau, np.where(usable[:, None], line, -np.inf))
     return ells[:, :-1], tau

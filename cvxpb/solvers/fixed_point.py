@@ -26,8 +26,8 @@ import time
 
 import numpy as np
 
-from cvxpb.constants import linear_constant
-from cvxpb.kl import kl_inv_upper_newton
+from cvxpb.numerics.constants import linear_constant
+from cvxpb.numerics.kl import kl_inv_upper_newton
 from cvxpb.validation import check_choice, check_count, check_positive
 
 SEARCHES = ("linear", "warm")

@@ -5,7 +5,7 @@ Each bound is ``sup{r : kl(Q_S(w, mu), r) <= (KL(Q || P) + penalty) / m}``, mini
 over ``mu``. It holds for all ``mu`` at once, so the minimization costs nothing: ``mu``
 is scanned on a log grid (the objective need not be unimodal) and around the best grid
 point on finer grids. The inverse of the binary kl is the verified
-one of :mod:`cvxpb.kl`, and ``Q_S`` is rounded up, so the reported value is a valid
+one of :mod:`cvxpb.numerics.kl`, and ``Q_S`` is rounded up, so the reported value is a valid
 bound. ``deterministic`` is ``min(1, 2 bound)``, the bound on the SVM itself (eq. 5).
 
 * ``langford`` (Corollary 4): prior ``N(0, I)``, ``KL = mu^2/2``, penalty ``ln((m+1)/delta)``.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from cvxpb.kl import kl_inv_upper, kl_inv_upper_newton
+from cvxpb.numerics.kl import kl_inv_upper, kl_inv_upper_newton
 from cvxpb.svm.gaussian import kl_shifted, kl_tau, stochastic_error
 from cvxpb.validation import check_choice, check_delta, real_array
 

@@ -14,7 +14,7 @@ sq        ``(3m-2)/(16 m^3)``         ``(12m-11)/(16 m^3)`` (Lemma 2; about 4x l
 kl        certified sup over ``l``    Table 5, with ``I(1028)`` for ``m > 1028``
 ========  ==========================  ==============================================
 
-Every other order is a certified supremum (:mod:`cvxpb.supremum`), computed in log
+Every other order is a certified supremum (:mod:`cvxpb.numerics.supremum`), computed in log
 space: :func:`log_bound_constant` is what the bounds use, since ``I`` under- or
 overflows for orders near 1 (``alpha' -> inf``).
 """
@@ -27,8 +27,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from cvxpb.distances import nudge
-from cvxpb.supremum import MomentFunction, log_supremum
+from cvxpb.numerics.supremum import MomentFunction, log_supremum
+from cvxpb.numerics.tolerances import exp_up, nudge
 from cvxpb.validation import check_choice
 
 DISTANCES = ("linear", "sq", "kl")
@@ -138,7 +138,7 @@ def log_moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tup
     """``(log I, l_star)``: a certified upper bound on ``log sup_l sum_k Bin(k; m, l)
     |phi(k/m, l)|^power`` and a maximizer ``l_star <= 1/2`` (``1 - l_star`` mirrors it).
 
-    See :mod:`cvxpb.supremum`: the bound holds on every cell of ``(0, 1/2]``, with the
+    See :mod:`cvxpb.numerics.supremum`: the bound holds on every cell of ``(0, 1/2]``, with the
     floating-point error of the sums added, and is within about 1e-12 of the supremum.
     """
     m = check_summed_size(check_sample_size(m))
@@ -152,14 +152,6 @@ def moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tuple[f
     """``(I, l_star)``: :func:`log_moment_supremum` exponentiated and rounded up."""
     log_value, l_star = log_moment_supremum(m, distance, power)
     return exp_up(log_value), l_star
-
-
-def exp_up(log_value: float) -> float:
-    """``exp(log_value)`` rounded up: at least the smallest positive float, ``inf`` on
-    overflow, so that an upper bound stays one."""
-    if log_value > 709.78:
-        return math.inf
-    return max(float(nudge(math.exp(log_value), +1)), math.ulp(0.0))
 
 
 def kl_supremum(m: int) -> tuple[float, float]:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from cvxpb.numerics.tolerances import EPS
 from cvxpb.validation import real_array
 
 BRACKET_WIDTH = 1e-300
-BRACKET_RELATIVE = 4 * np.finfo(float).eps
-_EPS = np.finfo(float).eps
+BRACKET_RELATIVE = 4 * EPS
 _MAX_HALVINGS = 1100  # enough to reach 4 ulps relative at 1e-300
-_S_MAX = -np.log1p(-(1 - _EPS / 2))  # s of the largest float below 1
+_S_MAX = -np.log1p(-(1 - EPS / 2))  # s of the largest float below 1
 
 
 _SERIES_RADIUS = 0.1
@@ -119,7 +119,7 @@ def _kl_with_error(p, q):
     """kl(p, q) in floating point and a bound on its rounding error."""
     left, right = _kl_parts(p, q)
     value = left + right
-    return value, 64 * _EPS * value + 1e-300
+    return value, 64 * EPS * value + 1e-300
 
 
 def _check(p, eps):
@@ -160,7 +160,7 @@ def _newton_bracket(p, eps):
     ``eps`` despite rounding, ``lo`` not), else all of ``[p, 1]``. Bisection from it
     takes a few halvings, not fifty."""
     guess, error = kl_inv_upper_newton(p, eps)
-    margin = 4 * error + 8 * _EPS * guess
+    margin = 4 * error + 8 * EPS * guess
     lo, hi = np.maximum(p, guess - margin), np.minimum(1.0, guess + margin)
     value_lo, error_lo = _kl_with_error(p, lo)
     value_hi, error_hi = _kl_with_error(p, hi)
@@ -265,5 +265,5 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
         s[active], r[active] = s_new, r_new
         # converged, or at the rounding floor: the steps of the exact iteration shrink
         stalled = (last > 0) & (np.abs(ra - r_new) >= last)
-        done[active] = (np.abs(ra - r_new) <= 2 * _EPS * r_new) | stalled
-    return r.reshape(shape), (np.abs(step) + 4 * _EPS).reshape(shape)
+        done[active] = (np.abs(ra - r_new) <= 2 * EPS * r_new) | stalled
+    return r.reshape(shape), (np.abs(step) + 4 * EPS).reshape(shape)

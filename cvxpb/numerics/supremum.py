@@ -26,14 +26,14 @@ import math
 
 import numpy as np
 
-from cvxpb.binomial import log_pmf
-from cvxpb.kl import kl_unchecked as kl
+from cvxpb.numerics.binomial import log_pmf
+from cvxpb.numerics.kl import kl_unchecked as kl
+from cvxpb.numerics.tolerances import EPS
 
 RTOL = 1e-12  # relative width of the certified bracket
 NEGLIGIBLE = 40.0  # terms below exp(-40) times the largest go to the tail bound
 MAX_WINDOW = 2_000_000  # terms summed at one point at the most
 MAX_ROUNDS = 80
-_EPS = np.finfo(float).eps
 
 
 def logsumexp(values) -> float:
@@ -131,7 +131,7 @@ class MomentFunction:
         with np.errstate(divide="ignore", invalid="ignore"):
             size = self.m * kl(x, l) + self.power * np.abs(np.log(self.phi(x, l)))
         size = np.where(np.isfinite(size), size, 0.0)
-        return float(64 * _EPS * (np.max(size) + np.log(self.m) + 10))
+        return float(64 * EPS * (np.max(size) + np.log(self.m) + 10))
 
     def log_cell_bound(self, a: float, b: float) -> float:
         """An upper bound on ``log F`` over ``[a, b]`` (module docstring, step 2)."""

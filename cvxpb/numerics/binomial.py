@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from cvxpb.kl import kl_unchecked as kl
+from cvxpb.numerics.kl import kl_unchecked as kl
 
 _HALF_LOG_2PI = 0.5 * np.log(2 * np.pi)
 _SERIES_FROM = 15  # s(n) by its asymptotic series from here on (error < 1e-17)
