@@ -5,20 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from cvxpb.solvers import ccp_bounds, cvx, fixed_point
-
-ORDER = ("exact", "cvx", "closed_form", "ccp", "fixed_point", "nlp")
+from cvxpb.solvers import applicable
 
 
 def applicable_methods(problem) -> list[str]:
-    """The methods that can solve ``problem`` (the others raise a ValueError saying why)."""
-    supports = {
-        "cvx": cvx.supports,
-        "closed_form": cvx.supports,
-        "ccp": ccp_bounds.supports,
-        "fixed_point": fixed_point.supports,
-    }
-    return [name for name in ORDER if name not in supports or supports[name](problem)]
+    """The methods that can solve ``problem`` (the others raise a ValueError saying why):
+    the registry's :func:`cvxpb.solvers.applicable`."""
+    return applicable(problem)
 
 
 def _row(problem, res, exact):

@@ -24,6 +24,15 @@ class Chi2:
 
     name = "chi2"
 
+    def term_name(self) -> str:
+        """The name of this divergence's term in a declared bound (and in ``Result.terms``)."""
+        return "chi2"
+
+    def reported(self, D: float) -> float:
+        """The chi-squared divergence ``chi2(Q||P) = D - 1`` from the bound's argument
+        ``D = sum q^2/p``."""
+        return D - 1.0
+
     def value(self, q, p) -> float:
         """``sum q^2/p``, exactly summed (``exact_sum``); ``inf`` if ``q_i > 0 = p_i``."""
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
@@ -51,6 +60,13 @@ class KLDivergence:
     """``KL(Q||P) = sum_i q_i log(q_i / p_i)``, with ``0 log 0 = 0``."""
 
     name = "kl"
+
+    def term_name(self) -> str:
+        return "KL"
+
+    def reported(self, K: float) -> float:
+        """``KL(Q||P)``: the bound's argument itself."""
+        return K
 
     def value(self, q, p) -> float:
         """Exactly summed ``sum q log(q/p)``; ``inf`` if ``q_i > 0 = p_i``."""
@@ -91,6 +107,13 @@ class Renyi:
 
     def __init__(self, alpha: float):
         self.alpha = alpha
+
+    def term_name(self) -> str:
+        return f"renyi_{self.alpha:g}"
+
+    def reported(self, D: float) -> float:
+        """``D_alpha(Q||P)``: the bound's argument itself."""
+        return D
 
     def _scaled_log_ratios(self, q, p):
         on = q > 0

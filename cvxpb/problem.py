@@ -201,7 +201,7 @@ class BoundProblem:
         if self.divergence == "kl":
             divergence = terms.KL(q)
         elif self.divergence == "chi2":
-            divergence = terms.chi2(q)
+            divergence = terms.chi2(q) + 1  # Theorem 1 takes sum q^2/p
         else:
             divergence = terms.renyi(q, self.alpha)
         return ex.pac_bayes(self.bound_function, terms.gibbs_risk(q, self.risks), divergence)
@@ -245,16 +245,20 @@ class BoundProblem:
         return result
 
     def result_from_posterior(self, posterior, **fields) -> Result:
-        """A Result whose bound is re-evaluated from ``posterior`` (projected)."""
+        """A Result whose bound is re-evaluated from ``posterior`` (projected), with the
+        value of each term of the bound: the Gibbs risk and the divergence (by its own
+        definition: chi-squared is ``sum q^2/p - 1``)."""
         q = self.project(posterior)
         L, div = self._projected_terms(q)
         unclipped = self._rounded_bound(q, L, div)
+        divergence = self.divergence_function.reported(div)
         return Result(
             bound=min(unclipped, 1.0),
             posterior=q,
             empirical_risk=L,
-            divergence=div,
+            divergence=divergence,
             unclipped_bound=unclipped,
+            terms={"gibbs_risk": L, self.divergence_function.term_name(): divergence},
             **fields,
         )
 
@@ -271,7 +275,8 @@ class BoundProblem:
         iterations: int = 0,
         **fields,
     ):
-        """A Result for a solve that produced no posterior: bound NaN, status and message."""
+        """A Result for a solve that produced no posterior: bound NaN (and the terms'
+        values NaN), status and message."""
         return Result(
             bound=math.nan,
             posterior=np.full(self.H, np.nan),
@@ -284,6 +289,13 @@ class BoundProblem:
             message=message,
             **fields,
         )
+
+    def methods(self) -> list[str]:
+        """The methods of solution that apply to this problem, in the order
+        :meth:`compare` runs them (:func:`cvxpb.solvers.applicable`)."""
+        from cvxpb.solvers import applicable
+
+        return applicable(self)
 
     def compare(self, methods=None, options: dict | None = None):
         """Every applicable method side by side; see :func:`cvxpb.compare.compare`."""

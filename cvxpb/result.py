@@ -1,4 +1,5 @@
-"""Results of solving a bound problem: small frozen dataclasses."""
+"""The outcome of a minimization, the same for every method: :class:`Result` and its
+:class:`Certificate`."""
 
 from __future__ import annotations
 
@@ -13,31 +14,55 @@ SUPPORT_NOTE = (
     f"(the others hold less than {SUPPORT_MASS:g} in all)"
 )
 
+STATUSES = {
+    "optimal": "a global minimum: the bound at the posterior is within the tolerance of a "
+    "proven lower bound (exact, declared), or the posterior solves a convex program to its "
+    "solver's optimality conditions (cvx, closed_form)",
+    "optimal_inaccurate": "a proven lower bound exists but lies further below the bound "
+    "than the tolerance (the certificate's gap says how far), or the convex solver "
+    "reported reduced accuracy",
+    "local": "the bound holds at the posterior returned; it is not proven least (a search "
+    "over three or more terms, or a relaxation that leaves a gap)",
+    "converged": "the method's own iteration met its stopping rule (ccp, fixed_point, "
+    "nlp): a stationary point at best, not proven global",
+}
+"""What each status of a solved problem claims. The bound at the posterior is a true
+bound under every one of them. Any other status says what stopped the method
+(``"max_rounds"``, ``"max_iter"``, ``"infeasible"``, ``"solver_failed"``, ...), with the
+solver's own words in ``message``; where no posterior came out, the bound is NaN."""
+
 
 @dataclass(frozen=True, eq=False)
 class Certificate:
-    """Evidence of global optimality for ``method="exact"``.
+    """A proven lower bound on the minimum, and where the search found its best point.
 
     Attributes
     ----------
-    parameter : {"nu", "beta"}
-        Name of the family parameter (chi-squared: ``q ∝ p (nu - l)_+``; KL: Gibbs).
-    value : float
-        The parameter at the returned posterior.
+    parameter : {"nu", "beta", "mu"} or None
+        The one-parameter family the best posterior lies on, when the search ran along
+        one: ``"nu"`` for the chi-squared and Renyi families ``q ∝ p (nu - l)_+^e`` and
+        ``"beta"`` for the Gibbs family ``q ∝ p exp(-beta l)`` (``method="exact"``);
+        ``"mu"`` for the weight of the second term in ``min A + mu B``, the
+        scalarization of a bound of two terms (the declared engine). ``None`` where no
+        single parameter describes the search (one term, or three and more).
+    value : float or None
+        The parameter at the returned posterior (``None`` with ``parameter=None``).
     segment : tuple of float or None
-        For chi-squared, the two consecutive distinct risks between which ``nu`` lies.
+        For the chi-squared family, the two consecutive distinct risks between which
+        ``nu`` lies; otherwise None.
     lower_bound : float
         A proven lower bound on the minimum of the bound over the whole simplex.
     gap : float
-        Reported bound minus ``lower_bound``.
+        Reported bound minus ``lower_bound`` (at least 0).
     neighbours : dict
-        The objective at the ends of the segment and of the two neighbouring ones.
+        For ``method="exact"``: the objective at the ends of the segment and of the two
+        neighbouring ones.
     grid_value : float or None
         The chosen ``lam`` or ``C`` for bounds with a union-bounded grid.
     """
 
-    parameter: str
-    value: float
+    parameter: str | None
+    value: float | None
     segment: tuple[float, float] | None
     lower_bound: float
     gap: float
@@ -47,14 +72,52 @@ class Certificate:
 
 @dataclass(frozen=True, eq=False)
 class Result:
-    """The outcome of ``BoundProblem.solve``.
+    """The outcome of a minimization: ``BoundProblem.solve`` by any method, or
+    ``Minimize.solve``. Every field means the same whatever produced it.
 
-    ``bound`` is always re-evaluated from ``posterior`` with outward rounding and
-    the conservative kl inverse, and is at most 1 (a risk is); ``unclipped_bound``
-    is the formula's value before that, which the linear, sq and Catoni bounds can
-    take above 1. A solver's objective value is kept apart in ``objective`` and never
-    reported as the bound. ``details`` holds what one
-    method alone reports (for example the fixed-point scheme's positivity checks).
+    Attributes
+    ----------
+    bound : float
+        The bound at ``posterior``, re-evaluated from the posterior with outward
+        rounding and the conservative kl inverse, at most 1 (a risk is). A solver's
+        objective value is never the bound (it is kept in ``objective``). NaN when
+        the method produced no posterior.
+    posterior : ndarray of shape (H,)
+        The posterior's weights.
+    status : str
+        What the result proves; see :data:`STATUSES`.
+    method : str
+        The method that produced it (``"declared"`` for :class:`cvxpb.Minimize`).
+    seconds : float
+        Wall-clock time of the solve.
+    iterations : int
+        The method's iterations (scalarized programs for the declared engine).
+    empirical_risk : float or None
+        The Gibbs risk ``L(q) = sum_i q_i l_i`` at the posterior, where the bound has
+        that term; None where it has not (a tandem bound, say).
+    divergence : float or None
+        The divergence of the posterior from the prior, by its own definition
+        (``KL(q||p)``, ``chi2(q||p) = sum q^2/p - 1``, ``D_alpha(q||p)``), where the
+        bound has exactly one divergence term; None otherwise.
+    terms : dict
+        Every term of the bound by name (``gibbs_risk``, ``tandem_risk``,
+        ``disagreement``, ``KL``, ``chi2``, ``renyi_<alpha>``) and its value at the
+        posterior; empty when the method produced no posterior.
+    certificate : Certificate or None
+        The proven lower bound, for the methods that prove one (``exact``,
+        ``declared``); None for the others.
+    message : str
+        The method's or the solver's own account.
+    solver : str or None
+        The solver library's solver, for the methods that call one.
+    objective : float or None
+        The solver's objective value, kept apart from the bound.
+    details : dict
+        What one method alone reports (for example the fixed-point scheme's
+        positivity checks).
+    unclipped_bound : float or None
+        The bound's formula before the clip at 1 (the linear, sq and Catoni bounds can
+        exceed 1).
     """
 
     bound: float
@@ -63,14 +126,15 @@ class Result:
     method: str
     seconds: float
     iterations: int
-    empirical_risk: float
-    divergence: float
+    empirical_risk: float | None
+    divergence: float | None
     certificate: Certificate | None = None
     message: str = ""
     solver: str | None = None
     objective: float | None = None
     details: dict = field(default_factory=dict)
     unclipped_bound: float | None = None
+    terms: dict = field(default_factory=dict)
 
     SUPPORT_MASS: ClassVar[float] = SUPPORT_MASS
 
@@ -92,4 +156,5 @@ class Result:
         )
 
     def is_optimal(self) -> bool:
+        """Whether the status is ``"optimal"`` (a certified global minimum)."""
         return self.status == "optimal"

@@ -123,7 +123,13 @@ def test_solve_compare_prints_every_method(capsys, risks_csv):
         capsys, "solve", str(risks_csv), "--m", "500", "--distance", "kl", "--compare", "--json"
     )
     rows = json.loads(out)["rows"]
-    assert code == 0 and [r["method"] for r in rows] == ["exact", "ccp", "fixed_point", "nlp"]
+    assert code == 0 and [r["method"] for r in rows] == [
+        "exact",
+        "ccp",
+        "fixed_point",
+        "nlp",
+        "declared",
+    ]
     assert all(r["gap"] >= -1e-9 for r in rows)
     code, out, _ = run(capsys, "solve", str(risks_csv), "--m", "500", "--compare")
     header = out.splitlines()[2].split()

@@ -133,13 +133,14 @@ def test_tandem_bound_against_brute_force_on_three_voters():
 
 
 def test_product_posterior_identities():
-    """KL, the chi-squared sum and the Renyi divergence of q x q against p x p."""
+    """KL, the chi-squared divergence (plus one, a moment) and the Renyi divergence of q x q
+    against p x p."""
     rng = np.random.default_rng(0)
     p, w = rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6))
     pp, ww = np.outer(p, p).ravel(), np.outer(w, w).ravel()
     q, qq = pb.Posterior(p), pb.Posterior(pp)
     assert pb.KL(qq).value(ww) == pytest.approx(2 * pb.KL(q).value(w), rel=1e-13)
-    assert pb.chi2(qq).value(ww) == pytest.approx(pb.chi2(q).value(w) ** 2, rel=1e-13)
+    assert 1 + pb.chi2(qq).value(ww) == pytest.approx((1 + pb.chi2(q).value(w)) ** 2, rel=1e-13)
     assert pb.renyi(qq, 1.7).value(ww) == pytest.approx(2 * pb.renyi(q, 1.7).value(w), rel=1e-12)
 
 

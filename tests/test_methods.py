@@ -144,7 +144,15 @@ def test_kkt_residual_vanishes_at_the_optimum_only():
 def test_compare_reports_every_applicable_method():
     prob = pb.BoundProblem(np.random.default_rng(2).uniform(0, 0.5, 80), 1000, distance="linear")
     table = prob.compare()
-    assert list(table.method) == ["exact", "cvx", "closed_form", "ccp", "fixed_point", "nlp"]
+    assert list(table.method) == [
+        "exact",
+        "cvx",
+        "closed_form",
+        "ccp",
+        "fixed_point",
+        "nlp",
+        "declared",
+    ]
     assert {
         "bound",
         "gap",

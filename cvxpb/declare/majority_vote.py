@@ -134,7 +134,7 @@ def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
     check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
     function = Bound(distance, divergence, n, delta, alpha=check_alpha(divergence, alpha))
     if divergence == "chi2":
-        D = chi2(q) if copies == 1 else chi2(q) ** copies
+        D = (chi2(q) + 1) ** copies  # sum q^2/p; of q x q against p x p, its square
     else:
         D = copies * (KL(q) if divergence == "kl" else renyi(q, function.alpha))
     return ex.pac_bayes(function, risk, D)

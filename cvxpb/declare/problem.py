@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 
 import numpy as np
@@ -11,6 +10,7 @@ import numpy as np
 from cvxpb.declare.expressions import DeclarationError, as_expression
 from cvxpb.declare.local import WeightSearch
 from cvxpb.declare.pareto import FIRST_MUS, ParetoSearch, Values
+from cvxpb.declare.terms import GibbsRisk
 from cvxpb.result import Certificate, Result
 from cvxpb.validation import check_count, check_distribution, check_positive, real_array
 
@@ -100,7 +100,7 @@ class Minimize:
         n = len(self.terms)
         if n == 0:
             value = float(self.bound.evaluate(Values(), +1))
-            return _result(value, np.array([]), "optimal", 0.0, 0, value, {}, None)
+            return _result(value, np.array([]), "optimal", 0.0, 0, value, [], None)
         start = time.perf_counter()
         best, lower, search = self._search(n, tol, max_solves, solver)
         solves = len(search.solved)
@@ -109,15 +109,14 @@ class Minimize:
             best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver)
             solves += more
         gap = best.value - lower
-        if n > 2:
-            certificate = Certificate("weights", math.nan, None, lower, gap)
-        else:
+        if n == 2:  # the weight of the second term in min A + mu B
             certificate = Certificate("mu", best.mu, None, lower, gap)
+        else:  # one convex program, or a search over several weights: no one parameter
+            certificate = Certificate(None, None, None, lower, gap)
         local = n > 2 or relaxed
         status = "optimal" if gap <= tol else "local" if local else "optimal_inaccurate"
-        values = {t.name: t.value(best.q) for t in self.terms}
         seconds = time.perf_counter() - start
-        return _result(best.value, best.q, status, seconds, solves, lower, values, certificate)
+        return _result(best.value, best.q, status, seconds, solves, lower, self.terms, certificate)
 
     def _search(self, n, tol, max_solves, solver, replace=None):
         """``(best, lower, search)``: the Pareto search (one or two terms) or the weight
@@ -166,19 +165,22 @@ def _signs(bound) -> dict:
     return signs
 
 
-def _result(value, q, status, seconds, solves, lower, values, certificate) -> Result:
-    risk = next((v for k, v in values.items() if "risk" in k), math.nan)
-    divergence = next((v for k, v in values.items() if "risk" not in k), math.nan)
+def _result(value, q, status, seconds, solves, lower, terms, certificate) -> Result:
+    """The declared engine's Result: each term's value at ``q`` by name; the Gibbs risk
+    and the divergence where the bound has that term (one divergence), else None."""
+    values = {t.name: t.value(q) for t in terms}
+    risks = [t for t in terms if isinstance(t, GibbsRisk)]
+    divergences = [t for t in terms if t.divergence]
     return Result(
         bound=value,
         posterior=q,
         status=status,
-        method="pareto",
+        method="declared",
         seconds=seconds,
         iterations=solves,
-        empirical_risk=risk,
-        divergence=divergence,
+        empirical_risk=values[risks[0].name] if len(risks) == 1 else None,
+        divergence=values[divergences[0].name] if len(divergences) == 1 else None,
         certificate=certificate,
         message=f"{solves} scalarized programs; certified gap {value - lower:.3g}",
-        details={"terms": values},
+        terms=values,
     )

@@ -10,8 +10,8 @@ identity but for the Renyi divergence, ``log(M) / (alpha - 1)`` of the convex mo
   (``T = E.T @ E / n`` for an error-indicator matrix ``E``);
 * :func:`disagreement` ``q @ D @ q``, concave for votes in {-1, +1}
   (``D = (1 - K) / 2`` with ``K = V.T @ V / n``, and ``q @ 1 1^T @ q = 1``);
-* :func:`KL`, :func:`chi2` (``sum q^2 / p``, the factor of the chi-squared bounds)
-  and :func:`renyi` against the posterior's prior.
+* :func:`KL`, :func:`chi2` (``sum q^2 / p - 1``; the chi-squared bounds take it plus
+  one) and :func:`renyi` against the posterior's prior.
 
 Each gives its value rounded outward, its gradient, and its CVXPY expression; the
 divergences also minimize ``g @ q + mu * core(q)`` over the simplex in closed form
@@ -386,12 +386,14 @@ class KLTerm(Divergence):
 
 
 class PowerTerm(Divergence):
-    """The moment ``M = sum p^(1 - alpha) q^alpha`` (``alpha = 2``: ``sum q^2 / p``), or
-    the Renyi divergence ``log(M) / (alpha - 1)`` when ``renyi``."""
+    """A divergence that is an increasing transform of the convex moment
+    ``M = sum p^(1 - alpha) q^alpha``: the chi-squared divergence ``M - 1`` at
+    ``alpha = 2`` (:class:`Chi2Term`), the Renyi divergence ``log(M) / (alpha - 1)``
+    (:class:`RenyiTerm`)."""
 
-    def __init__(self, posterior, alpha, name, renyi=False):
+    def __init__(self, posterior, alpha, name):
         super().__init__(posterior, name)
-        self.alpha, self.renyi = alpha, renyi
+        self.alpha = alpha
 
     def core(self, q, rounding=0):
         on = q > 0
@@ -403,14 +405,6 @@ class PowerTerm(Divergence):
         size = np.max(np.abs(np.log(q[on])) + np.abs(np.log(self.prior[on])), initial=0.0)
         margin = 8 * EPS * self.alpha * (size + 1) * value
         return float(nudge(value + rounding * margin, rounding))
-
-    def transform(self, core, rounding=0):
-        core = np.asarray(core, dtype=float)
-        if not self.renyi:
-            return core
-        with np.errstate(divide="ignore"):
-            log_moment = nudge(np.log(nudge(core, rounding)), rounding)
-            return nudge(log_moment / (self.alpha - 1), rounding)
 
     def gradient(self, q):
         return self.alpha * (q / self.prior) ** (self.alpha - 1)
@@ -448,21 +442,39 @@ class PowerTerm(Divergence):
         return q if each else float(np.sum(q))
 
 
+class Chi2Term(PowerTerm):
+    """``chi2(q || p) = sum_i q_i^2 / p_i - 1``: the moment of order 2, less 1."""
+
+    def transform(self, core, rounding=0):
+        # M - 1 is exact for M in [1/2, 2] (Sterbenz) and within half an ulp beyond
+        return nudge(np.asarray(core, dtype=float) - 1.0, rounding)
+
+
+class RenyiTerm(PowerTerm):
+    """``D_alpha(q || p) = log(M) / (alpha - 1)`` of the moment ``M``."""
+
+    def transform(self, core, rounding=0):
+        with np.errstate(divide="ignore"):
+            log_moment = nudge(np.log(nudge(np.asarray(core, dtype=float), rounding)), rounding)
+            return nudge(log_moment / (self.alpha - 1), rounding)
+
+
 def KL(q: Posterior) -> KLTerm:
     """``KL(q || p)`` against the posterior's prior (convex)."""
     return KLTerm(q, "KL")
 
 
-def chi2(q: Posterior) -> PowerTerm:
-    """``sum_i q_i^2 / p_i = chi2(q || p) + 1``, the factor of the chi-squared bounds of
-    Sahu & Hemachandra (Theorem 1, alpha = 2)."""
-    return PowerTerm(q, 2.0, "chi2")
+def chi2(q: Posterior) -> Chi2Term:
+    """The chi-squared divergence ``chi2(q || p) = sum_i q_i^2 / p_i - 1`` (an increasing
+    transform of a convex moment). The chi-squared bounds of Sahu & Hemachandra
+    (Theorem 1, alpha = 2) take ``chi2(q) + 1 = sum_i q_i^2 / p_i``."""
+    return Chi2Term(q, 2.0, "chi2")
 
 
-def renyi(q: Posterior, alpha) -> PowerTerm:
+def renyi(q: Posterior, alpha) -> RenyiTerm:
     """The Renyi divergence ``D_alpha(q || p) = log(sum q^alpha p^(1-alpha)) / (alpha - 1)``,
     ``alpha > 1``: an increasing transform of a convex moment."""
-    return PowerTerm(q, check_order(alpha), f"renyi_{alpha:g}", renyi=True)
+    return RenyiTerm(q, check_order(alpha), f"renyi_{alpha:g}")
 
 
 def _root_of_total(total, lo, hi):

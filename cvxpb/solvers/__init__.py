@@ -1,4 +1,9 @@
-"""Methods of solution, one module each; ``METHODS`` maps a name to its ``solve``.
+"""Methods of solution, one module each, in one registry.
+
+``METHODS`` maps a name to its ``solve``, in the order :meth:`cvxpb.BoundProblem.compare`
+lists them; :func:`applicable` keeps those whose module ``supports`` a problem (a module
+with no ``supports`` applies to every problem), as CVXPY's solving chain keeps the
+solvers that accept a problem. This is the only list of the methods' names.
 
 A method's module is imported the first time it is looked up, so ``exact`` runs
 without loading CVXPY (which ``cvx`` and ``ccp`` need, and which takes 0.6 s).
@@ -13,8 +18,8 @@ _MODULES = {
     "cvx": "cvx",
     "closed_form": "closed_form",
     "ccp": "ccp_bounds",
-    "nlp": "nlp",
     "fixed_point": "fixed_point",
+    "nlp": "nlp",
     "declared": "declared",
 }
 
@@ -25,7 +30,7 @@ class _Methods(Mapping):
     def __getitem__(self, name):
         if name not in _MODULES:
             raise KeyError(name)
-        return import_module(f"cvxpb.solvers.{_MODULES[name]}").solve
+        return _module(name).solve
 
     def __iter__(self):
         return iter(_MODULES)
@@ -38,6 +43,20 @@ class _Methods(Mapping):
 
 
 METHODS = _Methods()
+
+
+def _module(name: str):
+    return import_module(f"cvxpb.solvers.{_MODULES[name]}")
+
+
+def applicable(problem) -> list[str]:
+    """The names of the methods that can solve ``problem``, in registry order (the others
+    raise a ValueError saying why)."""
+    return [name for name in _MODULES if getattr(_module(name), "supports", _always)(problem)]
+
+
+def _always(problem) -> bool:
+    return True
 
 
 def method_options(method: str) -> set | None:
@@ -59,4 +78,4 @@ def _keywords(function) -> set:
     return {name for name, p in parameters.items() if p.kind in kinds} - {"problem"}
 
 
-__all__ = ["METHODS", "method_options"]
+__all__ = ["METHODS", "applicable", "method_options"]

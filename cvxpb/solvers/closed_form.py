@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from cvxpb.solvers import cvx
 from cvxpb.solvers.cvx import check_linear_chi2
 from cvxpb.validation import check_choice
 
@@ -49,6 +50,11 @@ def _algorithm2(l, p, c2):
     failures = np.flatnonzero(~ok)
     k = (failures[0] if failures.size else l.size) - 1
     return _weights(l[: k + 1], p[: k + 1], P[k], mean[k], delta[k]), k + 1
+
+
+def supports(problem) -> bool:
+    """The closed forms are those of the linear-distance chi2 bound (eq. 8)."""
+    return cvx.supports(problem)
 
 
 def solve(problem, rule: str = "algorithm2"):

@@ -323,7 +323,7 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
         seconds=seconds,
         iterations=search.rounds,
     )
-    L, div = result.empirical_risk, result.divergence
+    L, div = problem.terms(result.posterior)  # the bound's arguments
     lower_bound = min(search.lower_bound, 1.0)  # the reported bound is clipped at 1 too
     gap = result.bound - lower_bound
     if search.open_lower < np.inf:
