@@ -47,6 +47,8 @@ _EXPORTS = {
     "Posterior": "cvxpb.declare",
     "KL": "cvxpb.declare",
     "chi2": "cvxpb.declare",
+    "divergence_term": "cvxpb.declare",
+    "Divergence": "cvxpb.pac_bayes.divergences",
     "renyi": "cvxpb.declare",
     "gibbs_risk": "cvxpb.declare",
     "tandem_risk": "cvxpb.declare",
@@ -72,6 +74,8 @@ __all__ = [
     "chi2",
     "DeclarationError",
     "disagreement",
+    "Divergence",
+    "divergence_term",
     "exp",
     "gibbs_risk",
     "inv",
@@ -103,6 +107,7 @@ if TYPE_CHECKING:
         Posterior,
         chi2,
         disagreement,
+        divergence_term,
         exp,
         gibbs_risk,
         inv,
@@ -118,6 +123,7 @@ if TYPE_CHECKING:
     )
     from cvxpb.numerics.constants import bound_constant
     from cvxpb.numerics.kl import kl, kl_inv_lower, kl_inv_upper
+    from cvxpb.pac_bayes.divergences import Divergence
     from cvxpb.problem import BoundProblem
     from cvxpb.result import Certificate, Result
 

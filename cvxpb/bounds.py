@@ -33,9 +33,10 @@ from __future__ import annotations
 import numpy as np
 
 from cvxpb.distances import DISTANCES
-from cvxpb.numerics.constants import bound_constant, check_order, conjugate, log_bound_constant
+from cvxpb.numerics.constants import bound_constant, conjugate, log_bound_constant
 from cvxpb.numerics.kl import kl_unchecked
 from cvxpb.numerics.tolerances import nudge
+from cvxpb.pac_bayes.divergences import as_divergence
 from cvxpb.validation import real_array
 
 DISTANCES_BY_DIVERGENCE = {
@@ -43,21 +44,6 @@ DISTANCES_BY_DIVERGENCE = {
     "renyi": ("linear", "sq", "kl"),
     "kl": ("linear", "sq", "kl", "catoni"),
 }
-
-
-def check_alpha(divergence: str, alpha) -> float:
-    """The Renyi order: 2 for chi2, a finite number > 1 for renyi, unused for kl."""
-    if divergence == "chi2":
-        if alpha is not None and (isinstance(alpha, bool) or alpha != 2):
-            raise ValueError(f'alpha is 2 for divergence="chi2"; use "renyi" for alpha={alpha!r}')
-        return 2.0
-    if divergence == "kl":
-        if alpha is not None:
-            raise ValueError('alpha is only used with divergence="renyi" or "chi2"')
-        return None
-    if alpha is None:
-        raise ValueError('divergence="renyi" needs alpha > 1, a finite number; got None')
-    return check_order(alpha)
 
 
 def default_grid(distance: str, m: int) -> np.ndarray | None:
@@ -98,7 +84,8 @@ class Bound:
             )
         self.distance, self.divergence = distance, divergence
         self.m, self.delta = m, delta
-        self.alpha = check_alpha(divergence, alpha)
+        self.measure = as_divergence(divergence, alpha)  # the divergence object
+        self.alpha = self.measure.alpha
         self.log_constant = (
             None if divergence == "kl" else log_bound_constant(distance, m, constants, self.alpha)
         )

@@ -138,7 +138,7 @@ def _family_lines(problem, q, terms):
     L, second = list(terms.values())[:2]
     divergence = second if problem.divergence == "kl" else list(terms.values())[2]
     subproblem = cp.Problem(cp.Minimize(L + 1.0 * divergence), _simplex(q))
-    name = {"chi2": "D(q)", "renyi": "S(q)", "kl": "K(q)"}[problem.divergence]
+    name = problem.divergence_function.symbol
     return [
         "",
         f"every optimal q also solves  min_q L(q) + mu {name}  for some mu > 0 "

@@ -8,7 +8,6 @@ import math
 import numpy as np
 
 from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, Bound
-from cvxpb.divergences import get_divergence
 from cvxpb.numerics.constants import CONSTANTS, check_sample_size
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import nudge
@@ -87,7 +86,7 @@ class BoundProblem:
             distance, divergence, self.m, self.delta, constants, grid, alpha
         )
         self.alpha = self.bound_function.alpha
-        self.divergence_function = get_divergence(divergence, self.alpha)
+        self.divergence_function = self.bound_function.measure
 
     @property
     def H(self) -> int:
@@ -198,13 +197,9 @@ class BoundProblem:
         from cvxpb.declare import terms
 
         q = terms.Posterior(self.prior)
-        if self.divergence == "kl":
-            divergence = terms.KL(q)
-        elif self.divergence == "chi2":
-            divergence = terms.chi2(q) + 1  # Theorem 1 takes sum q^2/p
-        else:
-            divergence = terms.renyi(q, self.alpha)
-        return ex.pac_bayes(self.bound_function, terms.gibbs_risk(q, self.risks), divergence)
+        divergence = terms.DivergenceTerm(q, self.divergence_function)
+        argument = self.divergence_function.bound_argument(divergence)
+        return ex.pac_bayes(self.bound_function, terms.gibbs_risk(q, self.risks), argument)
 
     # -- solving -----------------------------------------------------------
 

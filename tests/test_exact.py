@@ -78,7 +78,7 @@ def test_renyi_of_order_two_is_chi2(distance):
 
 
 def test_renyi_family_at_order_two_matches_the_cumulative_sums():
-    from cvxpb.solvers.family import Chi2Family, RenyiFamily
+    from cvxpb.pac_bayes.families import Chi2Family, RenyiFamily
 
     rng = np.random.default_rng(0)
     risks = np.round(rng.uniform(0, 0.5, 300) * 100) / 100

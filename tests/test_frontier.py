@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import cvxpb as pb
+from cvxpb.pac_bayes.families import scaled_parameter
 from cvxpb.solvers.exact import family_of
-from cvxpb.solvers.family import _parameter
 
 
 def problem(seed, divergence, distance):
@@ -83,6 +83,6 @@ def test_the_slopes_are_the_frontiers(divergence):
             (float(v[0]) for v in family.stats(np.array([x + s]))) for s in (-h, h)
         ]
         L, D = (float(v[0]) for v in family.stats(np.array([x])))
-        t = float(_parameter(x, family.scale))
+        t = float(scaled_parameter(x, family.scale))
         expected = -t if divergence == "kl" else -2 * D / (t - (L - family.u1))
         assert (D2 - D1) / (L2 - L1) == pytest.approx(expected, rel=1e-4)

@@ -37,15 +37,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, Bound, check_alpha
+from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, Bound
 from cvxpb.declare import expressions as ex
 from cvxpb.declare.terms import (
     KL,
+    DivergenceTerm,
     Posterior,
-    chi2,
     disagreement,
     gibbs_risk,
-    renyi,
     tandem_risk,
 )
 from cvxpb.validation import check_choice, check_count, check_delta
@@ -132,9 +131,6 @@ def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
     n, delta = check_count(n, "n"), check_delta(delta)
     check_choice(divergence, "divergence", tuple(DISTANCES_BY_DIVERGENCE))
     check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
-    function = Bound(distance, divergence, n, delta, alpha=check_alpha(divergence, alpha))
-    if divergence == "chi2":
-        D = (chi2(q) + 1) ** copies  # sum q^2/p; of q x q against p x p, its square
-    else:
-        D = copies * (KL(q) if divergence == "kl" else renyi(q, function.alpha))
-    return ex.pac_bayes(function, risk, D)
+    function = Bound(distance, divergence, n, delta, alpha=alpha)
+    term = DivergenceTerm(q, function.measure)
+    return ex.pac_bayes(function, risk, function.measure.bound_argument(term, copies))

@@ -21,7 +21,7 @@ rounded down; the ``c_k`` are rounded down.
 
 **The lower bounds ``c_k``.** Where ``B`` is a divergence,
 ``min_q' g @ q' + mu B(q')`` has a closed form with a dual certificate
-(:meth:`cvxpb.declare.terms.Divergence.linear_min`), and convexity of ``A`` gives
+(:meth:`cvxpb.pac_bayes.divergences.Divergence.linear_min`), and convexity of ``A`` gives
 ``min A + mu B >= A(q) - grad A(q) @ q + min_q' [grad A(q) @ q' + mu B(q')]`` at any
 ``q``. For an affine ``A`` this is the minimum itself and ``q'`` the minimizer (the
 Gibbs and chi-squared families of ``method="exact"``); otherwise ``q`` comes from
@@ -42,7 +42,6 @@ from fractions import Fraction
 import numpy as np
 
 from cvxpb.declare.newton import minimize_quadratic_kl
-from cvxpb.declare.terms import KLTerm
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, nudge
 
@@ -177,7 +176,7 @@ class ParetoSearch:
         on it (closed form for divergences and affine terms, else Clarabel and
         Frank-Wolfe)."""
         zeros = np.zeros(term.posterior.size)
-        if self.signs[term] > 0 and term.divergence:
+        if self.signs[term] > 0 and term.closed_form_min:
             return term.linear_min(zeros, 1.0)
         if term.curvature == "affine":
             g = self.signs[term] * term.gradient(zeros)
@@ -196,7 +195,7 @@ class ParetoSearch:
     def _scalarized(self, mu):
         """``(q, c)``: a posterior near ``argmin A + mu B`` and ``c <= min A + mu B``."""
         A, B = self.A, self.B
-        if self.signs[B] > 0 and B.divergence:
+        if self.signs[B] > 0 and B.closed_form_min:
             if A.curvature == "affine":
                 return B.linear_min(self.signs[A] * A.gradient(None), mu)
             q = self._program([(A, 1.0), (B, mu)])
@@ -233,14 +232,14 @@ class ParetoSearch:
         of quadratic terms alone gets ``mu = ENTROPY_FLOOR``: its solution is then only
         a candidate, which the caller's Frank-Wolfe bound certifies."""
         weighted = [(t, w) for t, w in weighted if w > 0]
-        entropic = [w for t, w in weighted if isinstance(t, KLTerm) and self.signs[t] > 0]
+        entropic = [w for t, w in weighted if getattr(t, "entropic", False) and self.signs[t] > 0]
         if len(entropic) > 1:
             return None
         entropic = entropic or [ENTROPY_FLOOR]
         prior = weighted[0][0].posterior.prior
         S, b = np.zeros((prior.size, prior.size)), np.zeros(prior.size)
         for term, w in weighted:
-            if isinstance(term, KLTerm):
+            if getattr(term, "entropic", False):
                 continue
             minorant = self.convex[term]
             parts = term.quadratic() if minorant is None else minorant.quadratic()

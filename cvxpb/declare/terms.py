@@ -16,7 +16,9 @@ identity but for the Renyi divergence, ``log(M) / (alpha - 1)`` of the convex mo
 Each gives its value rounded outward, its gradient, and its CVXPY expression; the
 divergences also minimize ``g @ q + mu * core(q)`` over the simplex in closed form
 with a lower bound from weak duality (:meth:`Divergence.linear_min`), which is what
-certifies the scalarized programs of :mod:`cvxpb.declare.pareto`.
+certifies the scalarized programs of :mod:`cvxpb.declare.pareto`; they are written
+once, in :mod:`cvxpb.pac_bayes.divergences`, and :func:`divergence_term` takes any
+divergence object there, a user's own included.
 """
 
 from __future__ import annotations
@@ -24,13 +26,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import logsumexp
 
 from cvxpb.declare.expressions import Expression
-from cvxpb.divergences import KLDivergence
 from cvxpb.numerics.constants import check_order
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, PSD_TOLERANCE, nudge
+from cvxpb.pac_bayes.divergences import Chi2, Divergence, KLDivergence, Renyi, as_divergence
 from cvxpb.validation import check_distribution, real_array
 
 
@@ -63,6 +64,7 @@ class Term(Expression):
 
     curvature = "affine"  # of the core: affine, convex, concave or indefinite
     divergence = False
+    closed_form_min = False  # whether linear_min gives min g @ q + mu core(q) in closed form
 
     def __init__(self, posterior: Posterior, name: str):
         if not isinstance(posterior, Posterior):
@@ -338,154 +340,78 @@ def _compact(F):
     return np.linalg.qr(F, mode="r")
 
 
-class Divergence(Term):
-    """A divergence from the prior: a convex core with a closed-form ``linear_min``."""
+class DivergenceTerm(Term):
+    """A divergence from the posterior's prior as a term: any
+    :class:`cvxpb.pac_bayes.divergences.Divergence` (ours or a user's), whose convex
+    core, transform, gradient, CVXPY expression and closed-form ``linear_min`` it takes."""
 
     curvature = "convex"
     divergence = True
+
+    def __init__(self, posterior, measure: Divergence):
+        if not isinstance(measure, Divergence):
+            raise ValueError(
+                f"a divergence term needs a cvxpb Divergence, got {type(measure).__name__}"
+            )
+        super().__init__(posterior, measure.term_name())
+        self.measure = measure
 
     @property
     def prior(self):
         return self.posterior.prior
 
+    @property
+    def entropic(self) -> bool:
+        return self.measure.entropic
 
-class KLTerm(Divergence):
-    """``KL(q || p)``: value, rounding error, gradient and expression are those of
-    :class:`cvxpb.divergences.KLDivergence`."""
-
-    _kl = KLDivergence()
-
-    def core(self, q, rounding=0):
-        value = self._kl.value(q, self.prior)
-        if not math.isfinite(value):
-            return math.inf
-        margin = self._kl.rounding_error(q, self.prior)
-        return float(nudge(value + rounding * margin, rounding))
-
-    def gradient(self, q):
-        with np.errstate(divide="ignore"):
-            return self._kl.gradient(q, self.prior)
-
-    def expr(self, q):
-        return self._kl.expr(q, self.prior)
-
-    def linear_min(self, g, mu):
-        """``(q, lower)``: the minimizer of ``g @ q + mu KL(q||p)`` over the simplex,
-        the Gibbs posterior ``q ~ p exp(-g/mu)``, and its value ``-mu log sum p e^(-g/mu)``
-        rounded down. ``mu = 0`` gives the least ``g``."""
-        g = np.asarray(g, dtype=float)
-        if mu == 0:
-            q = (g == g.min()).astype(float)
-            return q / q.sum(), float(g.min())
-        with np.errstate(divide="ignore"):
-            logits = np.log(self.prior) - g / mu
-        lse = logsumexp(logits)
-        q = np.exp(logits - lse)
-        margin = 8 * EPS * (abs(mu * lse) + np.max(np.abs(g)) + mu * (abs(lse) + math.log(g.size)))
-        return q, float(nudge(-mu * lse - margin, -1))
-
-
-class PowerTerm(Divergence):
-    """A divergence that is an increasing transform of the convex moment
-    ``M = sum p^(1 - alpha) q^alpha``: the chi-squared divergence ``M - 1`` at
-    ``alpha = 2`` (:class:`Chi2Term`), the Renyi divergence ``log(M) / (alpha - 1)``
-    (:class:`RenyiTerm`)."""
-
-    def __init__(self, posterior, alpha, name):
-        super().__init__(posterior, name)
-        self.alpha = alpha
+    @property
+    def closed_form_min(self) -> bool:
+        """Whether the divergence has :meth:`linear_min`; without it the scalarized
+        programs are solved by CVXPY and certified by the Frank-Wolfe bound."""
+        return hasattr(self.measure, "linear_min")
 
     def core(self, q, rounding=0):
-        on = q > 0
-        if np.any(on & (self.prior == 0)):
-            return math.inf
-        with np.errstate(over="ignore"):
-            terms = np.exp(self.alpha * np.log(q[on]) + (1 - self.alpha) * np.log(self.prior[on]))
-        value = exact_sum(terms)
-        size = np.max(np.abs(np.log(q[on])) + np.abs(np.log(self.prior[on])), initial=0.0)
-        margin = 8 * EPS * self.alpha * (size + 1) * value
-        return float(nudge(value + rounding * margin, rounding))
+        return self.measure.core(q, self.prior, rounding)
+
+    def transform(self, core, rounding=0):
+        return self.measure.transform(core, rounding)
 
     def gradient(self, q):
-        return self.alpha * (q / self.prior) ** (self.alpha - 1)
+        return self.measure.core_gradient(q, self.prior)
 
     def expr(self, q):
-        import cvxpy as cp
-
-        weights = self.prior ** (1 - self.alpha)
-        if self.alpha == 2:
-            return cp.sum(cp.multiply(weights, cp.square(q)))
-        return cp.sum(cp.multiply(weights, cp.power(q, self.alpha)))
+        return self.measure.expr(q, self.prior)
 
     def linear_min(self, g, mu):
-        """``(q, lower)`` for ``min g @ q + mu M(q)`` over the simplex. The dual
-        function ``h(nu) = nu - (1 - 1/alpha) sum_i (nu - g_i)_+ q_i(nu)``, with
-        ``q_i(nu) = p_i ((nu - g_i)_+ / (mu alpha))^(1/(alpha - 1))``, is a lower bound at
-        every ``nu`` (weak duality); ``nu`` solves ``sum q(nu) = 1`` by bisection."""
-        g = np.asarray(g, dtype=float)
-        if mu == 0:
-            q = (g == g.min()).astype(float)
-            return q / q.sum(), float(g.min())
-        # total(min g) = 0 and total(max g + mu alpha) >= sum p = 1
-        nu = _root_of_total(lambda v: self._mass(g, mu, v), g.min(), g.max() + mu * self.alpha)
-        q = self._mass(g, mu, nu, each=True)
-        gap = np.maximum(nu - g, 0.0)
-        lower = nu - (1 - 1 / self.alpha) * exact_sum(gap * q)
-        power = 1 + 1 / (self.alpha - 1)  # relative errors of q grow by this exponent
-        margin = 16 * EPS * power * (abs(nu) + np.max(np.abs(g)) + exact_sum(gap * q))
-        return q / exact_sum(q), float(nudge(lower - margin, -1))
-
-    def _mass(self, g, mu, nu, each=False):
-        scaled = np.maximum(nu - g, 0.0) / (mu * self.alpha)
-        with np.errstate(over="ignore"):
-            q = self.prior * scaled ** (1 / (self.alpha - 1))
-        return q if each else float(np.sum(q))
+        """``(q, lower)``: the minimizer of ``g @ q + mu core(q)`` over the simplex and a
+        lower bound on that minimum (weak duality), rounded down."""
+        return self.measure.linear_min(self.prior, g, mu)
 
 
-class Chi2Term(PowerTerm):
-    """``chi2(q || p) = sum_i q_i^2 / p_i - 1``: the moment of order 2, less 1."""
-
-    def transform(self, core, rounding=0):
-        # M - 1 is exact for M in [1/2, 2] (Sterbenz) and within half an ulp beyond
-        return nudge(np.asarray(core, dtype=float) - 1.0, rounding)
-
-
-class RenyiTerm(PowerTerm):
-    """``D_alpha(q || p) = log(M) / (alpha - 1)`` of the moment ``M``."""
-
-    def transform(self, core, rounding=0):
-        with np.errstate(divide="ignore"):
-            log_moment = nudge(np.log(nudge(np.asarray(core, dtype=float), rounding)), rounding)
-            return nudge(log_moment / (self.alpha - 1), rounding)
+def divergence_term(q: Posterior, measure) -> DivergenceTerm:
+    """The divergence ``measure`` of ``q`` from its prior: a
+    :class:`~cvxpb.pac_bayes.divergences.Divergence` object (a user's own subclass
+    works as ours do) or a name with :func:`~cvxpb.pac_bayes.divergences.as_divergence`'s
+    vocabulary."""
+    return DivergenceTerm(q, as_divergence(measure))
 
 
-def KL(q: Posterior) -> KLTerm:
+def KL(q: Posterior) -> DivergenceTerm:
     """``KL(q || p)`` against the posterior's prior (convex)."""
-    return KLTerm(q, "KL")
+    return DivergenceTerm(q, KLDivergence())
 
 
-def chi2(q: Posterior) -> Chi2Term:
+def chi2(q: Posterior) -> DivergenceTerm:
     """The chi-squared divergence ``chi2(q || p) = sum_i q_i^2 / p_i - 1`` (an increasing
     transform of a convex moment). The chi-squared bounds of Sahu & Hemachandra
     (Theorem 1, alpha = 2) take ``chi2(q) + 1 = sum_i q_i^2 / p_i``."""
-    return Chi2Term(q, 2.0, "chi2")
+    return DivergenceTerm(q, Chi2())
 
 
-def renyi(q: Posterior, alpha) -> RenyiTerm:
+def renyi(q: Posterior, alpha) -> DivergenceTerm:
     """The Renyi divergence ``D_alpha(q || p) = log(sum q^alpha p^(1-alpha)) / (alpha - 1)``,
     ``alpha > 1``: an increasing transform of a convex moment."""
-    return RenyiTerm(q, check_order(alpha), f"renyi_{alpha:g}")
-
-
-def _root_of_total(total, lo, hi):
-    """The ``nu`` in ``[lo, hi]`` with ``total(nu) = 1`` (``total`` increasing,
-    ``total(lo) <= 1 <= total(hi)``), to the last bit."""
-    for _ in range(2200):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        lo, hi = (mid, hi) if total(mid) < 1 else (lo, mid)
-    return hi
+    return DivergenceTerm(q, Renyi(check_order(alpha)))
 
 
 def _vector(values, size, name):

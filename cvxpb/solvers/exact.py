@@ -1,11 +1,11 @@
 """``method="exact"``: the global minimum by branch and bound along a one-parameter family.
 
-Every optimal posterior lies on the family of :mod:`cvxpb.solvers.family`. On an
+Every optimal posterior lies on the family of :mod:`cvxpb.pac_bayes.families`. On an
 interval ``[a, b]`` of its parameter, ``L`` and the divergence are monotone, so
 ``g >= g(L(a), D(b))`` (chi-squared; ``g(L(b), KL(a))`` for Gibbs) with ``g`` the
 bound, increasing in both; for chi-squared and KL the tangents of the convex
 frontier the families trace give a second-order bound as well (``frontier_pairs`` in
-:mod:`cvxpb.solvers.family`). Intervals whose lower bound exceeds the best value
+:mod:`cvxpb.pac_bayes.families`). Intervals whose lower bound exceeds the best value
 found are discarded, the rest are split, until the lower and upper bounds meet
 within ``tol``. The discarded intervals' lower bounds give the certificate.
 """
@@ -17,17 +17,13 @@ import time
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from cvxpb.result import Certificate
-from cvxpb.solvers.family import (
+from cvxpb.pac_bayes.families import (
     V_MAX,
-    Chi2AsRenyi,
-    Chi2Family,
-    GibbsFamily,
-    RenyiFamily,
-    _parameter,
     initial_grid,
+    scaled_parameter,
     segment_of,
 )
+from cvxpb.result import Certificate
 from cvxpb.validation import check_count, check_positive
 
 SPLIT = 3  # pieces an open interval is cut into each round
@@ -42,13 +38,7 @@ def family_of(problem, support=None):
     risks, prior = problem.risks, problem.prior
     if support is not None:
         risks, prior = risks[support], prior[support]
-    if problem.divergence == "kl":
-        return GibbsFamily(risks, prior)
-    if problem.divergence == "chi2":
-        return Chi2Family(risks, prior)
-    if problem.alpha == 2:
-        return Chi2AsRenyi(risks, prior)
-    return RenyiFamily(risks, prior, problem.alpha)
+    return problem.divergence_function.family(risks, prior)
 
 
 class _Search:
@@ -214,7 +204,10 @@ def _breakpoint_pieces(family, v_a, v_b):
     under ``d_k``), else None."""
     if family.breaks() is None:
         return None
-    t_a, t_b = float(_parameter(v_a, family.scale)), float(_parameter(v_b, family.scale))
+    t_a, t_b = (
+        float(scaled_parameter(v_a, family.scale)),
+        float(scaled_parameter(v_b, family.scale)),
+    )
     if not (np.isfinite(t_b) and t_b > 0):
         return None
     k = int(segment_of(family.d, np.array([t_b]))[0])

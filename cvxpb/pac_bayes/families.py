@@ -27,7 +27,7 @@ GIBBS_GRID = 65  # first points of the Gibbs search: each costs O(H); the fronti
 V_MAX = 800.0  # exp(-800) = 0 and exp(800) = inf in floating point: the two limits
 
 
-def _parameter(v, scale):
+def scaled_parameter(v, scale):
     """``t = scale * exp(v)``: ``v = -V_MAX`` is ``t = 0`` and ``v = V_MAX`` is ``t = inf``.
 
     Searching in ``v = log(t / scale)`` keeps the relative resolution of ``t`` at a
@@ -101,16 +101,16 @@ class Chi2Family:
             return np.maximum(np.log(self.d / self.scale), -V_MAX)
 
     def nu(self, x):
-        return self.u1 + _parameter(x, self.scale)
+        return self.u1 + scaled_parameter(x, self.scale)
 
     def support_size(self, x):
         """How many distinct risk values lie strictly below ``nu(x)``."""
-        t = _parameter(x, self.scale)
+        t = scaled_parameter(x, self.scale)
         return np.maximum(np.searchsorted(self.d, t, side="left"), 1)
 
     def stats(self, x):
         """``(L, D)`` along the family, vectorized over ``x``."""
-        t = np.atleast_1d(_parameter(x, self.scale))
+        t = np.atleast_1d(scaled_parameter(x, self.scale))
         k = segment_of(self.d, t)
         finite = np.isfinite(t)
         L, D = Chi2Family.stats_segment(self, k, np.where(finite, t - self.d[k], 1.0))
@@ -154,7 +154,7 @@ class Chi2Family:
         width = Lb_high - La_low
         lines = []
         for x, L, D, L_low, D_low in ((xa, La, Da, La_low, Da_low), (xb, Lb, Db, Lb_low, Db_low)):
-            t, gap = _parameter(x, self.scale), L - self.u1
+            t, gap = scaled_parameter(x, self.scale), L - self.u1
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 room = t - gap  # nu - L
                 slope = 2 * D / room
@@ -174,7 +174,7 @@ class Chi2Family:
     def posterior(self, x) -> np.ndarray:
         """``q(nu(x)) ∝ p (1 - (l - u_1)/t)_+^e`` over all H classifiers, computed directly
         (not by cumulative sums), with the limits ``t = 0`` and ``t = inf``."""
-        t = float(_parameter(x, self.scale))
+        t = float(scaled_parameter(x, self.scale))
         gap = self.risks - self.u1
         if t == 0:
             weights = np.where(gap == 0, self.prior, 0.0)
@@ -232,7 +232,7 @@ class RenyiFamily:
 
     def stats(self, x):
         """``(L, D_alpha)`` along the family, vectorized over ``x``."""
-        t = np.atleast_1d(_parameter(x, self.scale))
+        t = np.atleast_1d(scaled_parameter(x, self.scale))
         positive = t > 0
         tp = np.where(positive & np.isfinite(t), t, 1.0)[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -291,10 +291,10 @@ class GibbsFamily:
         return initial_grid(None, GIBBS_GRID)
 
     def beta(self, x):
-        return _parameter(x, self.scale)
+        return scaled_parameter(x, self.scale)
 
     def support_size(self, x):
-        t = np.atleast_1d(_parameter(x, self.scale))
+        t = np.atleast_1d(scaled_parameter(x, self.scale))
         return np.where(np.isinf(t), 1, self.d.size)
 
     def stats(self, x):
@@ -308,7 +308,7 @@ class GibbsFamily:
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     def _stats(self, x):
-        beta = np.atleast_1d(_parameter(x, self.scale))
+        beta = np.atleast_1d(scaled_parameter(x, self.scale))
         finite = np.isfinite(beta)
         b = np.where(finite, beta, 0.0)[:, None]
         logits = self.log_w[None, :] - b * self.d[None, :]
@@ -349,7 +349,7 @@ class GibbsFamily:
         return frontier_cells(Lb_low, La_high, lines, Ka_low, cells)
 
     def posterior(self, x) -> np.ndarray:
-        beta = float(_parameter(x, self.scale))
+        beta = float(scaled_parameter(x, self.scale))
         gap = self.risks - self.u1
         if np.isinf(beta):
             weights = np.where(gap == 0, self.prior, 0.0)

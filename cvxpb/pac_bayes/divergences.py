@@ -1,0 +1,417 @@
+"""Divergences between a discrete posterior ``q`` and a prior ``p``, each one class.
+
+A divergence is an increasing ``transform`` of a ``core`` convex in ``q``: KL is its
+own core; the chi-squared divergence is ``M - 1`` and the Renyi divergence of order
+``alpha`` is ``log(M) / (alpha - 1)``, both of the moment
+``M = sum_i q_i^alpha p_i^(1 - alpha)``. Each class carries everything the engines
+need of it, so that no other module knows a divergence by its name:
+
+* for the bounds (:class:`cvxpb.BoundProblem`): :meth:`~Divergence.value`, the
+  argument the bound's formula takes (``sum q^2/p`` for chi-squared, as in Theorem 1
+  of Sahu & Hemachandra; the divergence itself otherwise), its
+  :meth:`~Divergence.rounding_error` and :meth:`~Divergence.gradient`, and
+  :meth:`~Divergence.reported`, the divergence by its own definition;
+* for the declared engine (:class:`cvxpb.Minimize`): :meth:`~Divergence.core` rounded
+  outward, :meth:`~Divergence.transform`, :meth:`~Divergence.core_gradient`,
+  :meth:`~Divergence.expr` (the core's CVXPY expression) and
+  :meth:`~Divergence.linear_min`, the closed-form minimum of ``g @ q + mu core(q)``
+  over the simplex with a lower bound from weak duality;
+* for ``method="exact"``: :meth:`~Divergence.family`, the one-parameter family of
+  posteriors that holds every optimum (:mod:`cvxpb.pac_bayes.families`);
+* for teaching: :attr:`~Divergence.symbol`.
+
+:func:`as_divergence` turns the user's words (``"kl"``, ``"chi2"``, ``"renyi"`` with
+``alpha``) into one of these objects; past it no code compares a divergence's name.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cvxpb.numerics.constants import check_order
+from cvxpb.numerics.summation import exact_sum
+from cvxpb.numerics.tolerances import EPS, nudge
+
+if TYPE_CHECKING:
+    import cvxpy as cp
+
+_LEAST_NORMAL = 2.3e-308  # a product below this may have lost its digits to underflow
+_LARGEST = float(np.finfo(float).max)
+
+
+class Divergence:
+    """The protocol of a divergence ``D(q || p)``; see the module's text.
+
+    Attributes
+    ----------
+    name : str
+        The word users pass (``divergence="kl"``).
+    alpha : float or None
+        The order, for divergences of the Renyi family.
+    symbol : str
+        How :meth:`cvxpb.BoundProblem.explain` writes the bound's argument.
+    entropic : bool
+        Whether the core is ``KL`` itself, whose Hessian ``diag(1/q)`` Newton's method
+        of :mod:`cvxpb.declare.newton` uses.
+    """
+
+    name = ""
+    alpha = None
+    symbol = "D(q)"
+    entropic = False
+
+    def term_name(self) -> str:
+        """The name of this divergence's term in a declared bound and in ``Result.terms``."""
+        return self.name
+
+    def value(self, q, p) -> float:
+        """The bound's argument at ``q`` (``inf`` where ``q_i > 0 = p_i``)."""
+        return float(self.transform(self.core(q, p), 0))
+
+    def reported(self, value: float) -> float:
+        """The divergence by its own definition, from :meth:`value`."""
+        return value
+
+    def rounding_error(self, q, p) -> float:
+        """A bound on the absolute rounding error of :meth:`value`."""
+        return 0.0
+
+    def transform(self, core, rounding: int = 0):
+        """The divergence from its core (increasing); the identity by default."""
+        return np.asarray(core, dtype=float)
+
+    def bound_argument(self, term, copies: int = 1):
+        """The argument the bounds take, as a declared expression of this divergence's
+        ``term``, for the posterior ``q`` or (``copies = 2``) for ``q x q`` against
+        ``p x p``: KL and the Renyi divergences add up over a product (``2 D``)."""
+        return term if copies == 1 else copies * term
+
+    def family(self, risks, prior):
+        """The one-parameter family of posteriors that contains every minimizer of
+        ``L + mu D`` (:mod:`cvxpb.pac_bayes.families`), or None where there is none."""
+        return None
+
+
+class KLDivergence(Divergence):
+    """``KL(Q||P) = sum_i q_i log(q_i / p_i)``, with ``0 log 0 = 0``."""
+
+    name = "kl"
+    symbol = "K(q)"
+    entropic = True
+
+    def term_name(self) -> str:
+        return "KL"
+
+    def value(self, q, p) -> float:
+        """Exactly summed ``sum q log(q/p)``; ``inf`` if ``q_i > 0 = p_i``."""
+        from scipy.special import rel_entr  # SciPy loads when a divergence is first valued
+
+        terms = rel_entr(np.asarray(q, dtype=float), np.asarray(p, dtype=float))
+        return exact_sum(terms) if np.all(np.isfinite(terms)) else math.inf
+
+    def rounding_error(self, q, p) -> float:
+        """A bound on the absolute rounding error of :meth:`value` (terms of both signs)."""
+        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
+        on = q > 0
+        size = np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(p[on]))
+        return 16 * EPS * exact_sum(size) + 1e-300
+
+    def core(self, q, p, rounding: int = 0) -> float:
+        """KL itself, rounded in the direction ``rounding``."""
+        value = self.value(q, p)
+        if not math.isfinite(value):
+            return math.inf
+        return float(nudge(value + rounding * self.rounding_error(q, p), rounding))
+
+    def gradient(self, q, p) -> np.ndarray:
+        """``log(q/p) + 1``."""
+        with np.errstate(divide="ignore"):
+            return np.log(np.asarray(q, dtype=float) / np.asarray(p, dtype=float)) + 1
+
+    core_gradient = gradient
+
+    def expr(self, q: cp.Expression, p) -> cp.Expression:
+        """``sum rel_entr(q, p)`` (exponential cone)."""
+        import cvxpy as cp  # loaded when a program is built: it takes 0.6 s
+
+        return cp.sum(cp.rel_entr(q, np.asarray(p, dtype=float)))
+
+    def linear_min(self, p, g, mu):
+        """``(q, lower)``: the minimizer of ``g @ q + mu KL(q||p)`` over the simplex,
+        the Gibbs posterior ``q ~ p exp(-g/mu)``, and its value ``-mu log sum p e^(-g/mu)``
+        rounded down. ``mu = 0`` gives the least ``g``."""
+        from scipy.special import logsumexp
+
+        g = np.asarray(g, dtype=float)
+        if mu == 0:
+            return _least(g)
+        with np.errstate(divide="ignore"):
+            logits = np.log(p) - g / mu
+        lse = logsumexp(logits)
+        q = np.exp(logits - lse)
+        margin = 8 * EPS * (abs(mu * lse) + np.max(np.abs(g)) + mu * (abs(lse) + math.log(g.size)))
+        return q, float(nudge(-mu * lse - margin, -1))
+
+    def family(self, risks, prior):
+        """The Gibbs posteriors ``q ∝ p exp(-beta l)``."""
+        from cvxpb.pac_bayes.families import GibbsFamily
+
+        return GibbsFamily(risks, prior)
+
+
+class PowerDivergence(Divergence):
+    """A divergence that is an increasing transform of the convex moment
+    ``M = sum_i p_i^(1 - alpha) q_i^alpha``, ``alpha > 1``."""
+
+    def __init__(self, alpha: float):
+        self.alpha = alpha
+
+    def core(self, q, p, rounding: int = 0) -> float:
+        """The moment ``M``, rounded in the direction ``rounding``."""
+        raise NotImplementedError
+
+    def core_gradient(self, q, p) -> np.ndarray:
+        """``alpha (q/p)^(alpha - 1)``, the gradient of ``M``."""
+        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
+        return self.alpha * (q / p) ** (self.alpha - 1)
+
+    def expr(self, q: cp.Expression, p) -> cp.Expression:
+        """``sum_i p_i^(1-alpha) q_i^alpha``, the convex moment (needs ``p > 0``)."""
+        import cvxpy as cp  # loaded when a program is built: it takes 0.6 s
+
+        weights = np.asarray(p, dtype=float) ** (1 - self.alpha)
+        if self.alpha == 2:
+            return cp.sum(cp.multiply(weights, cp.square(q)))
+        return cp.sum(cp.multiply(weights, cp.power(q, self.alpha)))
+
+    def linear_min(self, p, g, mu):
+        """``(q, lower)`` for ``min g @ q + mu M(q)`` over the simplex. The dual
+        function ``h(nu) = nu - (1 - 1/alpha) sum_i (nu - g_i)_+ q_i(nu)``, with
+        ``q_i(nu) = p_i ((nu - g_i)_+ / (mu alpha))^(1/(alpha - 1))``, is a lower bound at
+        every ``nu`` (weak duality); ``nu`` solves ``sum q(nu) = 1`` by bisection."""
+        g = np.asarray(g, dtype=float)
+        if mu == 0:
+            return _least(g)
+        # total(min g) = 0 and total(max g + mu alpha) >= sum p = 1
+        nu = _root_of_total(lambda v: self._mass(p, g, mu, v), g.min(), g.max() + mu * self.alpha)
+        q = self._mass(p, g, mu, nu, each=True)
+        gap = np.maximum(nu - g, 0.0)
+        lower = nu - (1 - 1 / self.alpha) * exact_sum(gap * q)
+        power = 1 + 1 / (self.alpha - 1)  # relative errors of q grow by this exponent
+        margin = 16 * EPS * power * (abs(nu) + np.max(np.abs(g)) + exact_sum(gap * q))
+        return q / exact_sum(q), float(nudge(lower - margin, -1))
+
+    def _mass(self, p, g, mu, nu, each=False):
+        scaled = np.maximum(nu - g, 0.0) / (mu * self.alpha)
+        with np.errstate(over="ignore"):
+            q = p * scaled ** (1 / (self.alpha - 1))
+        return q if each else float(np.sum(q))
+
+
+class Chi2(PowerDivergence):
+    """The chi-squared divergence ``chi2(Q||P) = sum_i q_i^2 / p_i - 1``; the bounds of
+    Sahu & Hemachandra (Theorem 1, alpha = 2) take ``D = sum_i q_i^2 / p_i``, its
+    :meth:`value`."""
+
+    name = "chi2"
+
+    def __init__(self):
+        super().__init__(2.0)
+
+    def core(self, q, p, rounding: int = 0) -> float:
+        """``M = sum q^2/p`` summed exactly from ``q (q / p)`` (two roundings a term, no
+        underflow above the least normal float), rounded in the direction ``rounding``;
+        ``inf`` if ``q_i > 0 = p_i``."""
+        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
+        on = q > 0
+        if np.any(on & (p == 0)):
+            return math.inf
+        with np.errstate(over="ignore"):
+            value = exact_sum(q[on] * (q[on] / p[on]))
+        if rounding == 0:
+            return value
+        margin = 4 * EPS * value + _LEAST_NORMAL * np.count_nonzero(on)
+        return float(nudge(value + rounding * margin, rounding))
+
+    def value(self, q, p) -> float:
+        """``D = sum q^2/p``, the argument of Theorem 1."""
+        return self.core(q, p)
+
+    def rounding_error(self, q, p) -> float:
+        """Two roundings a term and the least normal float for each underflow."""
+        return 4 * EPS * self.core(q, p) + _LEAST_NORMAL * np.count_nonzero(np.asarray(q) > 0)
+
+    def reported(self, value: float) -> float:
+        """``chi2(Q||P) = D - 1``."""
+        return value - 1.0
+
+    def transform(self, core, rounding: int = 0):
+        # M - 1 is exact for M in [1/2, 2] (Sterbenz) and within half an ulp beyond
+        return nudge(np.asarray(core, dtype=float) - 1.0, rounding)
+
+    def gradient(self, q, p) -> np.ndarray:
+        """``2 q / p``, the gradient of ``D``."""
+        return 2 * np.asarray(q, dtype=float) / np.asarray(p, dtype=float)
+
+    def bound_argument(self, term, copies: int = 1):
+        """``(chi2 + 1)^copies``: ``sum q^2/p`` multiplies over a product."""
+        argument = term + 1
+        return argument if copies == 1 else argument**copies
+
+    def family(self, risks, prior):
+        """The posteriors ``q ∝ p (nu - l)_+``."""
+        from cvxpb.pac_bayes.families import Chi2Family
+
+        return Chi2Family(risks, prior)
+
+
+class Renyi(PowerDivergence):
+    """The Renyi divergence of order ``alpha > 1``:
+    ``D_alpha(Q||P) = log(sum_i q_i^alpha p_i^(1 - alpha)) / (alpha - 1)``.
+
+    Theorem 1 of Sahu & Hemachandra (after Begin et al., 2016) has
+    ``(sum q^alpha p^(1-alpha))^(1/alpha) = exp(D_alpha / alpha')``; the sum itself
+    overflows for small prior weights, so :meth:`value` never forms it: with
+    ``t_i = (alpha - 1) log(q_i / p_i)``, ``log sum q e^t`` is ``log1p(sum q expm1(t))``
+    when every ``t_i <= 1`` (accurate as ``alpha -> 1``) and a log-sum-exp otherwise.
+    ``alpha = 2`` gives ``log(sum q^2/p)``; ``divergence="chi2"`` keeps the sum itself.
+    """
+
+    name = "renyi"
+    symbol = "S(q)"
+
+    def term_name(self) -> str:
+        return f"renyi_{self.alpha:g}"
+
+    def _scaled_log_ratios(self, q, p):
+        on = q > 0
+        return on, (self.alpha - 1) * (np.log(q[on]) - np.log(p[on]))
+
+    def log_moment(self, q, p) -> float:
+        """``log sum_i q_i^alpha p_i^(1 - alpha)``."""
+        from scipy.special import logsumexp
+
+        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
+        if np.any((q > 0) & (p == 0)):
+            return math.inf
+        on, t = self._scaled_log_ratios(q, p)
+        if t.size and np.max(t) <= 1:
+            terms = np.concatenate([q[on] * np.expm1(t), q[on]])
+            return math.log1p(exact_sum([*terms, -1.0]))
+        return float(logsumexp(np.log(q[on]) + t))
+
+    def value(self, q, p) -> float:
+        return self.log_moment(q, p) / (self.alpha - 1)
+
+    def rounding_error(self, q, p) -> float:
+        """A bound on the absolute rounding error of :meth:`value`."""
+        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
+        on = q > 0
+        size = np.max(np.abs(np.log(q[on])) + np.abs(np.log(p[on])), initial=0.0)
+        return 32 * EPS * (size + abs(self.value(q, p))) + 1e-300
+
+    def core(self, q, p, rounding: int = 0) -> float:
+        """``M = exp(log M)`` from :meth:`log_moment`, rounded in the direction
+        ``rounding`` (its error is that of :meth:`value` times ``alpha - 1``). A moment
+        beyond the largest float (small prior weights, large orders) is ``inf`` rounded
+        up and the largest float rounded down: :meth:`value` keeps it in log space."""
+        log_moment = self.log_moment(q, p)
+        if not math.isfinite(log_moment):
+            return math.inf
+        error = (self.alpha - 1) * self.rounding_error(q, p)
+        exponent = nudge(log_moment + rounding * error, rounding)
+        with np.errstate(over="ignore"):
+            moment = np.exp(exponent)
+        if moment == math.inf:  # past the largest float: inf rounded up, it rounded down
+            return _LARGEST if rounding < 0 else math.inf
+        return float(nudge(moment, rounding))
+
+    def transform(self, core, rounding: int = 0):
+        with np.errstate(divide="ignore"):
+            log_moment = nudge(np.log(nudge(np.asarray(core, dtype=float), rounding)), rounding)
+            return nudge(log_moment / (self.alpha - 1), rounding)
+
+    def gradient(self, q, p) -> np.ndarray:
+        """``alpha/(alpha-1) (q_i/p_i)^(alpha-1) / sum_j q_j^alpha p_j^(1-alpha)``."""
+        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
+        with np.errstate(divide="ignore"):
+            t = (self.alpha - 1) * (np.log(q) - np.log(p))
+        scale = self.alpha / (self.alpha - 1)
+        return scale * np.exp(t - self.log_moment(q, p))
+
+    def family(self, risks, prior):
+        """The posteriors ``q ∝ p (nu - l)_+^(1/(alpha - 1))``."""
+        from cvxpb.pac_bayes.families import Chi2AsRenyi, RenyiFamily
+
+        if self.alpha == 2:
+            return Chi2AsRenyi(risks, prior)
+        return RenyiFamily(risks, prior, self.alpha)
+
+
+DIVERGENCES = ("chi2", "kl", "renyi")
+_BY_NAME = {"chi2": Chi2, "kl": KLDivergence, "renyi": Renyi}
+
+
+def as_divergence(divergence, alpha=None) -> Divergence:
+    """The divergence object for the user's ``divergence``: one of :data:`DIVERGENCES`
+    (``"renyi"`` with a finite ``alpha > 1``), or a :class:`Divergence` already.
+
+    Parameters
+    ----------
+    divergence : {"chi2", "kl", "renyi"} or Divergence
+        The user's word, or an object (one of ours, or the user's own subclass).
+    alpha : float or None
+        The Renyi order: needed with ``"renyi"``, 2 or None with ``"chi2"``, None with
+        ``"kl"``.
+
+    Returns
+    -------
+    Divergence
+
+    Raises
+    ------
+    ValueError
+        For any other name, or an ``alpha`` the divergence does not take.
+
+    Examples
+    --------
+    >>> from cvxpb.pac_bayes.divergences import as_divergence
+    >>> as_divergence("renyi", alpha=3).term_name()
+    'renyi_3'
+    """
+    if isinstance(divergence, Divergence):
+        if alpha is not None and alpha != divergence.alpha:
+            raise ValueError(f"alpha={alpha!r} does not match the divergence's order")
+        return divergence
+    kind = _BY_NAME.get(divergence) if isinstance(divergence, str) else None
+    if kind is None:
+        raise ValueError(f"divergence must be one of {DIVERGENCES}, got {divergence!r}")
+    if kind is Renyi:
+        if alpha is None:
+            raise ValueError('divergence="renyi" needs alpha > 1, a finite number; got None')
+        return Renyi(check_order(alpha))
+    if kind is Chi2 and alpha is not None and (isinstance(alpha, bool) or alpha != 2):
+        raise ValueError(f'alpha is 2 for divergence="chi2"; use "renyi" for alpha={alpha!r}')
+    if kind is KLDivergence and alpha is not None:
+        raise ValueError('alpha is only used with divergence="renyi" or "chi2"')
+    return kind()
+
+
+def _least(g):
+    """The minimizer of ``g @ q`` over the simplex (uniform on the least ``g``), exact."""
+    q = (g == g.min()).astype(float)
+    return q / q.sum(), float(g.min())
+
+
+def _root_of_total(total, lo, hi):
+    """The ``nu`` in ``[lo, hi]`` with ``total(nu) = 1`` (``total`` increasing,
+    ``total(lo) <= 1 <= total(hi)``), to the last bit."""
+    for _ in range(2200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if total(mid) < 1 else (lo, mid)
+    return hi
