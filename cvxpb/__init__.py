@@ -37,7 +37,7 @@ _EXPORTS = {
     "kl": "cvxpb.numerics.kl",
     "kl_inv_lower": "cvxpb.numerics.kl",
     "kl_inv_upper": "cvxpb.numerics.kl",
-    "Bound": "cvxpb.bounds",
+    "Bound": "cvxpb.pac_bayes.bounds",
     "BoundProblem": "cvxpb.problem",
     "Certificate": "cvxpb.result",
     "Result": "cvxpb.result",
@@ -99,7 +99,6 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from cvxpb.bounds import Bound
     from cvxpb.declare import (
         KL,
         DeclarationError,
@@ -123,6 +122,7 @@ if TYPE_CHECKING:
     )
     from cvxpb.numerics.constants import bound_constant
     from cvxpb.numerics.kl import kl, kl_inv_lower, kl_inv_upper
+    from cvxpb.pac_bayes.bounds import Bound
     from cvxpb.pac_bayes.divergences import Divergence
     from cvxpb.problem import BoundProblem
     from cvxpb.result import Certificate, Result

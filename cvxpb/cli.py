@@ -11,10 +11,10 @@ import re
 import sys
 
 from cvxpb import __version__
-from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.datasets import NAMES as DATASET_NAMES
 from cvxpb.datasets import PRIVILEGED
 from cvxpb.numerics.constants import CONSTANTS
+from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.solvers import METHODS
 
 ALL_DISTANCES = ("linear", "sq", "kl", "catoni")

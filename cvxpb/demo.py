@@ -20,7 +20,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from tqdm import tqdm
 
-from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
+from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.problem import BoundProblem
 from cvxpb.result import SUPPORT_NOTE
 from cvxpb.texttable import format_table

@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, Bound
 from cvxpb.numerics.constants import CONSTANTS, check_sample_size
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import nudge
+from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
 from cvxpb.result import Result
 from cvxpb.validation import (
     PRIOR_SUM_TOLERANCE,
@@ -36,7 +36,7 @@ class BoundProblem:
     delta : float in (0, 1), default=0.05
         The bound holds with probability at least ``1 - delta``.
     distance : {"linear", "sq", "kl", "catoni"}, default="kl"
-        ``catoni`` only with ``divergence="kl"``; see :mod:`cvxpb.bounds`.
+        ``catoni`` only with ``divergence="kl"``; see :mod:`cvxpb.pac_bayes.bounds`.
     divergence : {"chi2", "renyi", "kl"}, default="chi2"
         ``renyi`` is Theorem 1 of Sahu & Hemachandra (after Begin et al., 2016) for
         any order ``alpha > 1``; the divergence reported is then ``D_alpha``.

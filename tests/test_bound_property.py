@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cvxpb as pb
-from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
+from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
 
 mp.mp.dps = 50
 PAIRS = [(d, v) for v, ds in DISTANCES_BY_DIVERGENCE.items() for d in ds]

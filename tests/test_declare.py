@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 import cvxpb as pb
-from cvxpb.bounds import Bound
 from cvxpb.declare import majority_vote as mv
 from cvxpb.declare.expressions import pac_bayes
 from cvxpb.declare.pareto import Values
 from cvxpb.numerics.constants import log_bound_constant
 from cvxpb.numerics.kl import kl_inv_upper
+from cvxpb.pac_bayes.bounds import Bound
 
 PAIRS = [
     ("kl", "kl"),

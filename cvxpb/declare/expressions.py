@@ -22,9 +22,11 @@ from numbers import Real
 
 import numpy as np
 
-from cvxpb.distances import DISTANCES
 from cvxpb.numerics.kl import _bisect, _check
 from cvxpb.numerics.tolerances import EPS, nudge
+from cvxpb.pac_bayes.distances import KLDistance
+
+_KL_DISTANCE = KLDistance()
 
 
 class DeclarationError(ValueError):
@@ -227,7 +229,7 @@ class KLInverse(Expression):
     def _apply(self, arguments, rounding):
         L, e = np.broadcast_arrays(*arguments)
         if self.upper:
-            return DISTANCES["kl"].inverse(L, e, rounding)
+            return _KL_DISTANCE.inverse(L, e, rounding)
         L, e = _check(np.clip(L, 0.0, 1.0), np.maximum(e, 0.0))
         lo, hi = _bisect(L, e, np.zeros_like(L), L, verified_high=False)
         exact = (e == 0) | (L == 0)
@@ -300,7 +302,7 @@ class LambdaBound(Expression):
 
 
 class PacBayes(Expression):
-    """``g(L, D)`` of a :class:`cvxpb.bounds.Bound` (one distance and divergence of
+    """``g(L, D)`` of a :class:`cvxpb.pac_bayes.bounds.Bound` (one distance and divergence of
     Sahu & Hemachandra's Theorem 1 or the KL bounds): increasing in both. ``L`` is
     clipped into [0, 1] and ``D`` at 0, which the true values are in."""
 
@@ -320,7 +322,7 @@ class PacBayes(Expression):
 
 
 def pac_bayes(function, L, D) -> Expression:
-    """The bound ``function`` (a :class:`cvxpb.bounds.Bound`) of the risk ``L`` and its
+    """The bound ``function`` (a :class:`cvxpb.pac_bayes.bounds.Bound`) of the risk ``L`` and its
     divergence ``D`` (``sum q^2 / p`` for chi2, ``D_alpha`` for renyi, KL for kl)."""
     return PacBayes(function, L, D)
 

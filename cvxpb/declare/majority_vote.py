@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from cvxpb.bounds import DISTANCES_BY_DIVERGENCE, Bound
 from cvxpb.declare import expressions as ex
 from cvxpb.declare.terms import (
     KL,
@@ -47,6 +46,7 @@ from cvxpb.declare.terms import (
     gibbs_risk,
     tandem_risk,
 )
+from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
 from cvxpb.validation import check_choice, check_count, check_delta
 
 
@@ -126,7 +126,7 @@ def pac_bayes_lambda(q: Posterior, risks, n, delta):
 def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
     """A bound on the true value of ``risk`` (a {0, 1}-loss average under ``q`` or, for
     ``copies = 2``, under ``q x q``) as a declared expression: the
-    :class:`cvxpb.bounds.Bound` of :class:`cvxpb.BoundProblem`, at the divergence of
+    :class:`cvxpb.pac_bayes.bounds.Bound` of :class:`cvxpb.BoundProblem`, at the divergence of
     ``q``'s copies (``2 KL``, the chi-squared sum squared, ``2 D_alpha``)."""
     n, delta = check_count(n, "n"), check_delta(delta)
     check_choice(divergence, "divergence", tuple(DISTANCES_BY_DIVERGENCE))

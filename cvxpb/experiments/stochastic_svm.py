@@ -21,9 +21,9 @@ from sklearn.model_selection import train_test_split
 from tqdm.auto import tqdm
 
 from cvxpb import datasets, jsonout
-from cvxpb.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.diagnostics import ALPHAS, ordered_subset_bounds, summary
 from cvxpb.experiments import prepare_output
+from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.parallel import run_kept
 from cvxpb.problem import BoundProblem
 from cvxpb.svm.cv import cross_validate

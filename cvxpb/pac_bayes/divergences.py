@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cvxpb.numerics.constants import check_order
+from cvxpb.numerics.constants import check_order, conjugate
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, nudge
 
@@ -94,6 +94,22 @@ class Divergence:
         ``L + mu D`` (:mod:`cvxpb.pac_bayes.families`), or None where there is none."""
         return None
 
+    uses_constant = False  # whether the bounds need the distance's constant I_phi
+    uses_grid = False  # whether the bounds may take a union-bounded grid
+
+    def accepts(self, distance) -> bool:
+        """Whether this divergence has a bound with ``distance``."""
+        return False
+
+    def right_side(self, bound, value, rounding: int = 0):
+        """``rhs`` in ``phi(L, R) <= rhs``, the bound's change of measure at the
+        argument ``value`` (for :class:`cvxpb.pac_bayes.bounds.Bound`)."""
+        raise NotImplementedError
+
+    def bound_value(self, bound, L, value, rounding: int = 0):
+        """The bound on the true risk: the distance's inverse at :meth:`right_side`."""
+        return bound.metric.inverse(L, self.right_side(bound, value, rounding), rounding)
+
 
 class KLDivergence(Divergence):
     """``KL(Q||P) = sum_i q_i log(q_i / p_i)``, with ``0 log 0 = 0``."""
@@ -155,6 +171,17 @@ class KLDivergence(Divergence):
         margin = 8 * EPS * (abs(mu * lse) + np.max(np.abs(g)) + mu * (abs(lse) + math.log(g.size)))
         return q, float(nudge(-mu * lse - margin, -1))
 
+    uses_grid = True
+
+    def accepts(self, distance) -> bool:
+        return True  # Seeger/Maurer (kl), McAllester (sq), the grid bounds (linear, catoni)
+
+    def right_side(self, bound, K, rounding: int = 0):
+        return bound.metric.kl_right_side(K, bound.m, bound.delta, rounding)
+
+    def bound_value(self, bound, L, K, rounding: int = 0):
+        return bound.metric.kl_bound(L, K, bound.m, bound.delta, bound.grid, rounding)
+
     def family(self, risks, prior):
         """The Gibbs posteriors ``q ∝ p exp(-beta l)``."""
         from cvxpb.pac_bayes.families import GibbsFamily
@@ -166,8 +193,13 @@ class PowerDivergence(Divergence):
     """A divergence that is an increasing transform of the convex moment
     ``M = sum_i p_i^(1 - alpha) q_i^alpha``, ``alpha > 1``."""
 
+    uses_constant = True
+
     def __init__(self, alpha: float):
         self.alpha = alpha
+
+    def accepts(self, distance) -> bool:
+        return distance.moment_bound  # Theorem 1 needs the distance's constant
 
     def core(self, q, p, rounding: int = 0) -> float:
         """The moment ``M``, rounded in the direction ``rounding``."""
@@ -256,6 +288,10 @@ class Chi2(PowerDivergence):
         """``2 q / p``, the gradient of ``D``."""
         return 2 * np.asarray(q, dtype=float) / np.asarray(p, dtype=float)
 
+    def right_side(self, bound, D, rounding: int = 0):
+        """Theorem 1 at alpha = 2: ``sqrt(D I / delta)``."""
+        return nudge(np.sqrt(nudge(D * bound.constant / bound.delta, rounding)), rounding)
+
     def bound_argument(self, term, copies: int = 1):
         """``(chi2 + 1)^copies``: ``sum q^2/p`` multiplies over a product."""
         argument = term + 1
@@ -333,6 +369,12 @@ class Renyi(PowerDivergence):
         with np.errstate(divide="ignore"):
             log_moment = nudge(np.log(nudge(np.asarray(core, dtype=float), rounding)), rounding)
             return nudge(log_moment / (self.alpha - 1), rounding)
+
+    def right_side(self, bound, D, rounding: int = 0):
+        """Theorem 1 in log space: ``exp((D_alpha + log I - log delta) / alpha')``."""
+        exponent = nudge(nudge(D, rounding) + (bound.log_constant - np.log(bound.delta)), rounding)
+        with np.errstate(over="ignore"):
+            return nudge(np.exp(nudge(exponent / conjugate(self.alpha), rounding)), rounding)
 
     def gradient(self, q, p) -> np.ndarray:
         """``alpha/(alpha-1) (q_i/p_i)^(alpha-1) / sum_j q_j^alpha p_j^(1-alpha)``."""

@@ -1,7 +1,7 @@
 """``method="declared"``: the bound as a declaration, solved by the general engine.
 
 :meth:`cvxpb.BoundProblem.declaration` states the problem's bound with the atoms of
-:mod:`cvxpb.declare` (the :class:`cvxpb.bounds.Bound` of the Gibbs risk and the
+:mod:`cvxpb.declare` (the :class:`cvxpb.pac_bayes.bounds.Bound` of the Gibbs risk and the
 divergence), and :class:`cvxpb.Minimize` solves it by the Pareto branch and bound of
 :mod:`cvxpb.declare.pareto`. ``method="exact"`` is the same search specialized to the
 closed-form families of these bounds; this route is the one every declared bound

@@ -1,0 +1,129 @@
+"""PAC-Bayes bounds over a finite set of classifiers as functions ``g(L, div)``.
+
+Every bound here is a function of the posterior-averaged empirical risk
+``L = sum q_i l_i`` and of a divergence ``div``, increasing in both:
+
+chi-squared divergence (Sahu & Hemachandra, Theorem 1 with alpha = 2), ``D = sum q^2/p``:
+
+* ``linear``: ``R <= L + sqrt(D I_lin / delta)`` (eq. 8)
+* ``sq``:     ``R <= L + (D I_sq / delta)^(1/4)`` (eq. 11)
+* ``kl``:     ``kl(L, R) <= sqrt(D I_kl / delta)`` (eq. 13)
+
+Renyi divergence of order ``alpha > 1`` (Theorem 1, after Begin et al., 2016),
+``D_alpha = log(sum q^alpha p^(1-alpha)) / (alpha - 1)``:
+``phi(L, R) <= exp((D_alpha + log I_phi(m, alpha') - log delta) / alpha')``,
+``alpha' = alpha/(alpha-1)``, with ``I_phi`` taken of ``|phi|``; everything in log
+space, since ``I_phi`` underflows and the moment overflows as ``alpha -> 1``.
+
+KL divergence, ``K = KL(Q||P)``:
+
+* ``kl``:     Seeger/Maurer, ``kl(L, R) <= (K + ln(2 sqrt(m)/delta)) / m``
+* ``sq``:     McAllester's square root bound (Pinsker on the above),
+  ``R <= L + sqrt((K + ln(2 sqrt(m)/delta)) / (2m))``
+* ``linear``: ``R <= L + (K + ln(n/delta))/lam + lam/(8m)``, best ``lam`` of a grid of n
+* ``catoni``: ``R <= (1 - exp(-C L - (K + ln(n/delta))/m)) / (1 - exp(-C))``,
+  best ``C`` of a grid of n
+
+A parameter chosen from a grid of n values is paid for by a union bound
+(``delta/n``). ``rounding=+1`` gives a value rounded up, for reporting.
+
+:class:`Bound` holds no formula of its own: the divergence object states its change of
+measure (:meth:`cvxpb.pac_bayes.divergences.Divergence.right_side`) and the distance
+object its inverse, constant and KL bound (:mod:`cvxpb.pac_bayes.distances`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cvxpb.pac_bayes.distances import as_distance
+from cvxpb.pac_bayes.divergences import as_divergence
+from cvxpb.validation import real_array
+
+DISTANCES_BY_DIVERGENCE = {
+    "chi2": ("linear", "sq", "kl"),
+    "renyi": ("linear", "sq", "kl"),
+    "kl": ("linear", "sq", "kl", "catoni"),
+}
+
+
+class Bound:
+    """The bound ``g(L, div)`` of one (distance, divergence) pair.
+
+    Parameters
+    ----------
+    distance : {"linear", "sq", "kl", "catoni"} or Distance
+        The distance's name or object (:mod:`cvxpb.pac_bayes.distances`).
+    divergence : {"chi2", "renyi", "kl"} or Divergence
+        The divergence's name or object (:mod:`cvxpb.pac_bayes.divergences`).
+    m : int
+        Sample size the empirical risks were measured on.
+    delta : float in (0, 1)
+    constants : {"exact", "paper"}, default="exact"
+        Route for ``I_phi`` (chi-squared bounds only).
+    grid : array_like, optional
+        Grid of the free parameter (KL ``linear`` and ``catoni`` only).
+    alpha : float > 1, optional
+        The Renyi order (``divergence="renyi"``).
+    """
+
+    def __init__(self, distance, divergence, m, delta, constants="exact", grid=None, alpha=None):
+        self.measure = as_divergence(divergence, alpha)  # the divergence object
+        self.metric = as_distance(distance)  # the distance object
+        if not self.measure.accepts(self.metric):
+            allowed = tuple(
+                name
+                for name in ("linear", "sq", "kl", "catoni")
+                if self.measure.accepts(as_distance(name))
+            )
+            raise ValueError(
+                f"distance must be one of {allowed} with divergence={self.measure.name!r}, "
+                f"got {self.metric.name!r}"
+            )
+        self.distance, self.divergence = self.metric.name, self.measure.name
+        self.m, self.delta = m, delta
+        self.alpha = self.measure.alpha
+        uses_constant = self.measure.uses_constant
+        self.log_constant = (
+            self.metric.log_constant(m, constants, self.alpha) if uses_constant else None
+        )
+        self.constant = self.metric.constant(m, constants, self.alpha) if uses_constant else None
+        self.grid = self._grid(grid)
+
+    def _grid(self, grid):
+        default = self.metric.default_grid(self.m)
+        if not self.measure.uses_grid or default is None:
+            if grid is not None:
+                raise ValueError("grid is only used by the KL 'linear' and 'catoni' bounds")
+            return None
+        grid = default if grid is None else real_array(grid, "grid")
+        if grid.ndim != 1:
+            raise ValueError(f"grid must be one-dimensional, got shape {grid.shape}")
+        if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
+            raise ValueError("grid must be a non-empty array of finite values > 0")
+        return grid
+
+    def __call__(self, L, div, rounding: int = 0):
+        """``g(L, div)``, vectorized; ``rounding=+1`` rounds up, ``-1`` down."""
+        L, div = np.broadcast_arrays(np.asarray(L, dtype=float), np.asarray(div, dtype=float))
+        return self.measure.bound_value(self, L, div, rounding)
+
+    def complexity(self, D, rounding: int = 0):
+        """The right side ``rhs`` of ``phi(L, R) <= rhs`` at the divergence's argument
+        ``D``: Theorem 1's ``sqrt(D I / delta)`` for chi2 (``D = sum q^2/p``),
+        ``exp((D_alpha + log I - log delta) / alpha')`` for Renyi."""
+        return self.measure.right_side(self, D, rounding)
+
+    def at_least(self, L, div, threshold):
+        """Whether ``g(L, div) >= threshold``, vectorized (the kl distance needs no
+        inversion: :meth:`cvxpb.pac_bayes.distances.KLDistance.at_least`)."""
+        L, div = np.broadcast_arrays(np.asarray(L, dtype=float), np.asarray(div, dtype=float))
+        return self.metric.at_least(self, L, div, threshold)
+
+    def best_grid_value(self, L, div):
+        """The grid value (lam or C) attaining the minimum at ``(L, div)``, or None."""
+        if self.grid is None:
+            return None
+        penalty = div + np.log(self.grid.size / self.delta)
+        values = self.metric.grid_values(L, penalty, self.m, self.grid)
+        return float(self.grid[int(np.argmin(values))])

@@ -1,0 +1,190 @@
+"""Distances ``phi(lhat, l)`` between the empirical and the true risk, each one class.
+
+A bound of the form ``phi(L, R) <= rhs`` is turned into ``R <= inverse(L, rhs)``.
+``rounding=+1`` rounds the result up (for reported bounds), ``-1`` down (for lower
+certificates), ``0`` leaves it as computed (for searching). Each distance carries
+what the bounds need of it: its value and CVXPY expression, its inverse, the constant
+``I_phi(m, alpha')`` of Theorem 1 of Sahu & Hemachandra (:mod:`cvxpb.numerics.constants`)
+where it has one, and its bound with the KL divergence: Seeger/Maurer's for ``kl``,
+McAllester's (Pinsker on it) for ``sq``, and for ``linear`` and ``catoni`` the best
+value of a parameter over a grid, paid for by a union bound.
+
+:func:`as_distance` turns the user's words into these objects.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cvxpb.numerics.constants import bound_constant, log_bound_constant
+from cvxpb.numerics.kl import kl, kl_inv_upper_bracket, kl_inv_upper_newton, kl_unchecked
+from cvxpb.numerics.tolerances import nudge
+
+
+class Distance:
+    """The protocol of a distance; see the module's text.
+
+    Attributes
+    ----------
+    name : str
+        The word users pass (``distance="kl"``).
+    moment_bound : bool
+        Whether Theorem 1 (the chi-squared and Renyi bounds) applies: the distance has a
+        constant ``I_phi``.
+    """
+
+    name = ""
+    moment_bound = True
+
+    def inverse(self, L, rhs, rounding: int = 0):
+        """The largest ``R`` with ``phi(L, R) <= rhs``."""
+        raise NotImplementedError
+
+    def at_least(self, bound, L, div, threshold):
+        """Whether ``bound(L, div) >= threshold``, vectorized, proven with every
+        operation rounded down."""
+        return bound(L, div, rounding=-1) >= threshold
+
+    def log_constant(self, m: int, constants: str, alpha: float) -> float:
+        """``log I_phi(m, alpha')``, rounded up."""
+        return log_bound_constant(self.name, m, constants, alpha)
+
+    def constant(self, m: int, constants: str, alpha: float) -> float:
+        """``I_phi(m, alpha')``, rounded up."""
+        return bound_constant(self.name, m, constants, alpha)
+
+    def default_grid(self, m: int):
+        """The grid of the KL bound's free parameter, or None where it has none."""
+        return None
+
+    def kl_right_side(self, K, m: int, delta: float, rounding: int = 0):
+        """``rhs`` in ``phi(L, R) <= rhs`` with the KL divergence ``K``."""
+        raise NotImplementedError(f"the {self.name} distance has no KL bound of that form")
+
+    def kl_bound(self, L, K, m: int, delta: float, grid, rounding: int = 0):
+        """The bound with the KL divergence: the inverse at :meth:`kl_right_side`."""
+        return self.inverse(L, self.kl_right_side(K, m, delta, rounding), rounding)
+
+
+class UnionBoundDistance(Distance):
+    """A distance whose KL bound has a free parameter: the least value over a grid of
+    ``n`` (:meth:`default_grid`), each at ``delta / n`` (``ln(n/delta)``)."""
+
+    def grid_values(self, L, penalty, m: int, grid, rounding: int = 0):
+        """The bound at each grid value, with ``penalty = K + ln(n/delta)``."""
+        raise NotImplementedError
+
+    def kl_bound(self, L, K, m, delta, grid, rounding: int = 0):
+        penalty = nudge(K + np.log(grid.size / delta), rounding)[..., None]
+        values = self.grid_values(L[..., None], penalty, m, grid, rounding)
+        return np.min(nudge(nudge(values, rounding), rounding), axis=-1)
+
+
+class Linear(UnionBoundDistance):
+    """``phi(lhat, l) = l - lhat``: ``R <= L + rhs``. With KL:
+    ``R <= L + (K + ln(n/delta))/lam + lam/(8m)``, the best ``lam`` of a grid of n."""
+
+    name = "linear"
+
+    def phi(self, lhat, l):
+        return np.asarray(l) - np.asarray(lhat)
+
+    def expr(self, lhat, l):
+        return l - lhat
+
+    def inverse(self, L, rhs, rounding: int = 0):
+        return nudge(nudge(L, rounding) + nudge(rhs, rounding), rounding)
+
+    def default_grid(self, m: int):
+        """``lam = sqrt(8m) * s`` with ``s`` in 41 values from 1/4 to 64 (geometric)."""
+        return np.sqrt(8 * m) * np.geomspace(0.25, 64, 41)
+
+    def grid_values(self, L, penalty, m: int, grid, rounding: int = 0):
+        return L + penalty / grid + grid / (8 * m)
+
+
+class Squared(Distance):
+    """``phi(lhat, l) = (l - lhat)^2``: ``R <= L + sqrt(rhs)``. With KL (McAllester):
+    ``rhs = (K + ln(2 sqrt(m)/delta)) / (2m)``."""
+
+    name = "sq"
+
+    def phi(self, lhat, l):
+        return (np.asarray(l) - np.asarray(lhat)) ** 2
+
+    def expr(self, lhat, l):
+        import cvxpy as cp  # loaded when a program is built: it takes 0.6 s
+
+        return cp.square(l - lhat)
+
+    def inverse(self, L, rhs, rounding: int = 0):
+        root = nudge(np.sqrt(nudge(rhs, rounding)), rounding)
+        return nudge(nudge(L, rounding) + root, rounding)
+
+    def kl_right_side(self, K, m, delta, rounding: int = 0):
+        return nudge(K + np.log(2 * np.sqrt(m) / delta), rounding) / (2 * m)
+
+
+class KLDistance(Distance):
+    """``phi(lhat, l) = kl(lhat, l)``: ``R <= kl^{-1}(L, rhs)`` (upper inverse). With KL
+    (Seeger/Maurer): ``rhs = (K + ln(2 sqrt(m)/delta)) / m``."""
+
+    name = "kl"
+
+    def phi(self, lhat, l):
+        return kl(lhat, l)
+
+    def expr(self, lhat, l):
+        import cvxpy as cp  # loaded when a program is built: it takes 0.6 s
+
+        # kl(L, r) = kl_div(L, r) + kl_div(1-L, 1-r): the linear terms cancel
+        return cp.kl_div(lhat, l) + cp.kl_div(1 - lhat, 1 - l)
+
+    def inverse(self, L, rhs, rounding: int = 0):
+        L = np.clip(nudge(L, rounding), 0.0, 1.0)
+        rhs = np.maximum(nudge(rhs, rounding), 0.0)
+        if rounding > 0:
+            return kl_inv_upper_bracket(L, rhs)[1]
+        r, error = kl_inv_upper_newton(L, rhs)
+        return np.maximum(r - error, L) if rounding < 0 else r
+
+    def at_least(self, bound, L, div, threshold):
+        """No inversion needed: ``kl^{-1}(L, e) >= t  <=>  t <= L  or  kl(L, t) <= e``."""
+        rhs = bound.measure.right_side(bound, div)
+        t = np.clip(threshold, 0.0, 1.0)
+        with np.errstate(invalid="ignore"):  # a NaN statistic keeps its interval open
+            return (t <= L) | (kl_unchecked(np.minimum(L, t), t) <= rhs)
+
+    def kl_right_side(self, K, m, delta, rounding: int = 0):
+        return nudge(K + np.log(2 * np.sqrt(m) / delta), rounding) / m
+
+
+class Catoni(UnionBoundDistance):
+    """Catoni's bound, with KL only:
+    ``R <= (1 - exp(-C L - (K + ln(n/delta))/m)) / (1 - exp(-C))``, the best ``C`` of a
+    grid of n."""
+
+    name = "catoni"
+    moment_bound = False
+
+    def default_grid(self, m: int):
+        """``C`` in 41 values from 0.01 to 100 (geometric)."""
+        return np.geomspace(1e-2, 1e2, 41)
+
+    def grid_values(self, L, penalty, m: int, grid, rounding: int = 0):
+        exponent = grid * L + penalty / m
+        return -np.expm1(-nudge(exponent, rounding)) / -np.expm1(-grid)
+
+
+DISTANCES = {"linear": Linear(), "sq": Squared(), "kl": KLDistance(), "catoni": Catoni()}
+
+
+def as_distance(distance) -> Distance:
+    """The distance object for the user's ``distance`` (a key of :data:`DISTANCES`), or a
+    :class:`Distance` already; a ValueError names the known ones."""
+    if isinstance(distance, Distance):
+        return distance
+    found = DISTANCES.get(distance) if isinstance(distance, str) else None
+    if found is None:
+        raise ValueError(f"distance must be one of {tuple(DISTANCES)}, got {distance!r}")
+    return found
