@@ -11,6 +11,7 @@ from cvxpb.numerics.constants import CONSTANTS, check_sample_size
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import nudge
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
+from cvxpb.pac_bayes.divergences import Renyi
 from cvxpb.result import Result
 from cvxpb.validation import (
     PRIOR_SUM_TOLERANCE,
@@ -86,7 +87,8 @@ class BoundProblem:
             distance, divergence, self.m, self.delta, constants, grid, alpha
         )
         self.alpha = self.bound_function.alpha
-        self.divergence_function = self.bound_function.measure
+        self.divergence_function = self.bound_function.measure  # the objects of the words
+        self.distance_function = self.bound_function.metric
 
     @property
     def H(self) -> int:
@@ -96,7 +98,7 @@ class BoundProblem:
         return (
             f"BoundProblem(H={self.H}, m={self.m}, delta={self.delta}, "
             f"distance={self.distance!r}, divergence={self.divergence!r}"
-            + (f", alpha={self.alpha:g}" if self.divergence == "renyi" else "")
+            + (f", alpha={self.alpha:g}" if isinstance(self.divergence_function, Renyi) else "")
             + f", constants={self.constants!r})"
         )
 

@@ -11,11 +11,9 @@ from cvxpb.minimax.entropies import BrierEntropy
 from cvxpb.minimax.estimators import (
     MinimaxClassifier,
     MinimaxRegressor,
-    MinimaxSolverError,
     RobustFeatureSelector,
-    solve_program,
 )
-from cvxpb.minimax.program import minimax_program
+from cvxpb.minimax.program import MinimaxSolverError, minimax_program, solve_program
 
 RANDOMIZED_REASON = "mmRBC draws its prediction at random (eq. 38): it is not the argmax"
 RANDOMIZED_XFAIL = {

@@ -32,21 +32,18 @@ from cvxpb.minimax.entropies import get_entropy
 from cvxpb.minimax.fista import SMOOTH, fista, make_prox
 from cvxpb.minimax.program import (
     NORMS,
+    MinimaxSolverError,
     check_groups,
     dual_exponent,
     encode,
     minimax_program,
     penalty,
+    solve_program,
 )
 from cvxpb.minimax.zero_one import solve_zero_one, zero_one_status
 
 SOLVERS = ("auto", "CLARABEL", "ECOS", "SCS", "fista")
-CONIC = ("CLARABEL", "ECOS", "SCS")
 POLISH_STEPS = 2000  # proximal gradient steps at most when polishing a conic solution
-
-
-class MinimaxSolverError(RuntimeError):
-    """The solver did not return an optimal solution; the message names it and its status."""
 
 
 def _check_eps(eps, size=None) -> np.ndarray:
@@ -109,18 +106,6 @@ def polish(Xa, B, *program):
     A, objective, _, converged = fista(entropy, Xa, theta, prox, max_iter=POLISH_STEPS, A0=B)
     start = float(np.mean(entropy.value(Xa @ B.T) - np.sum(theta * (Xa @ B.T), axis=1)))
     return A if converged and objective <= start + prox.value(B) else B
-
-
-def solve_program(problem, solver: str):
-    """Solve ``problem`` with ``solver``; anything but an optimal status is an error."""
-    if solver not in CONIC:
-        raise ValueError(f"solver must be one of {CONIC}, got {solver!r}")
-    try:
-        problem.solve(solver=solver)
-    except cp.error.SolverError as err:
-        raise MinimaxSolverError(f"{solver} failed: {err}") from err
-    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-        raise MinimaxSolverError(f"{solver} returned status {problem.status!r}")
 
 
 def row_space(Xa, free):

@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from cvxpb.minimax.estimators import CONIC, MinimaxSolverError
+from cvxpb.minimax.program import CONIC, MinimaxSolverError
 
 
 class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):

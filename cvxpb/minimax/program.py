@@ -24,6 +24,25 @@ import numpy as np
 
 from cvxpb.minimax.entropies import get_entropy
 
+CONIC = ("CLARABEL", "ECOS", "SCS")
+
+
+class MinimaxSolverError(RuntimeError):
+    """The solver did not return an optimal solution; the message names it and its status."""
+
+
+def solve_program(problem, solver: str):
+    """Solve ``problem`` with ``solver``; anything but an optimal status is an error."""
+    if solver not in CONIC:
+        raise ValueError(f"solver must be one of {CONIC}, got {solver!r}")
+    try:
+        problem.solve(solver=solver)
+    except cp.error.SolverError as err:
+        raise MinimaxSolverError(f"{solver} failed: {err}") from err
+    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        raise MinimaxSolverError(f"{solver} returned status {problem.status!r}")
+
+
 NORMS = ("l1", "l2", "linf", "group", "l1inf")
 DUAL = {"l1": np.inf, "l2": 2, "linf": 1}
 

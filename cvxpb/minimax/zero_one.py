@@ -30,7 +30,7 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from cvxpb.minimax.program import penalty
+from cvxpb.minimax.program import penalty, solve_program
 
 SUBSAMPLE = 300  # the first A comes from this many samples, with every class pair
 NEAR = 0.1  # pairs with z~_ij > nu_i - NEAR join the working set
@@ -104,7 +104,6 @@ def solve_zero_one(
     """``(A, iterations, upper, lower)``: eq. (21) for the 0-1 loss by working sets
     (module docstring); ``iterations`` counts the solver's over every program, and
     ``upper - lower`` is the certified gap."""
-    from cvxpb.minimax.estimators import solve_program
 
     n = Xa.shape[0]
     program = (norm, eps, groups, group_norm, squared, free, T)

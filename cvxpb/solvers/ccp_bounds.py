@@ -26,6 +26,8 @@ import cvxpy as cp
 import numpy as np
 
 from cvxpb.numerics.kl import kl
+from cvxpb.pac_bayes.distances import KLDistance, Linear, Squared
+from cvxpb.pac_bayes.divergences import Chi2, KLDivergence
 from cvxpb.solvers import ccp
 
 CLIP = 1e-12
@@ -40,14 +42,15 @@ TIGHT = {
 
 def supports(problem) -> bool:
     """Distance sq or kl with divergence chi2 or kl, or linear with chi2."""
-    return (problem.divergence == "chi2" and problem.distance in ("linear", "sq", "kl")) or (
-        problem.divergence == "kl" and problem.distance in ("sq", "kl")
-    )
+    distance, divergence = problem.distance_function, problem.divergence_function
+    if isinstance(divergence, Chi2):
+        return isinstance(distance, (Linear, Squared, KLDistance))
+    return isinstance(divergence, KLDivergence) and isinstance(distance, (Squared, KLDistance))
 
 
 def _sq_scale(problem) -> float:
     """``b`` in ``L + b sqrt(s)``: ``(I/delta)^(1/4)`` (chi2) or 1 (KL, McAllester)."""
-    if problem.divergence == "kl":
+    if isinstance(problem.divergence_function, KLDivergence):
         return 1.0
     return (problem.bound_function.constant / problem.delta) ** 0.25
 
@@ -63,7 +66,7 @@ def check_problem(problem):
 
 def _complexity(problem, q, p):
     """The convex divergence term: ``n(q)`` (chi2) or ``K(q) + ln(2 sqrt(m)/delta)`` (KL)."""
-    if problem.divergence == "chi2":
+    if isinstance(problem.divergence_function, Chi2):
         return cp.norm(cp.multiply(1 / np.sqrt(p), q), 2)
     return cp.sum(cp.rel_entr(q, p)) + np.log(2 * np.sqrt(problem.m) / problem.delta)
 
@@ -90,18 +93,19 @@ def formulate(problem):
     L = risks @ q
     simplex = [cp.sum(q) == 1]
     term = _complexity(problem, q, p)
-    if problem.distance == "linear":
+    if isinstance(problem.distance_function, Linear):
         c = np.sqrt(problem.bound_function.constant / problem.delta)
         return ccp.DCProblem(ccp.DCFunction(L + c * term), (), simplex), q, None
-    if problem.distance == "sq":
+    chi2 = isinstance(problem.divergence_function, Chi2)
+    if isinstance(problem.distance_function, Squared):
         s = cp.Variable(nonneg=True, name="s")
-        floor = s >= (term if problem.divergence == "chi2" else term / (2 * problem.m))
+        floor = s >= (term if chi2 else term / (2 * problem.m))
         objective = ccp.DCFunction(L, ccp.ConcavePart(expr=_sq_scale(problem) * cp.sqrt(s)))
         return ccp.DCProblem(objective, (), [*simplex, floor]), q, s
     r = cp.Variable(name="r")
     eps = (
         np.sqrt(problem.bound_function.constant / problem.delta) * term
-        if problem.divergence == "chi2"
+        if chi2
         else term / problem.m
     )
     constraint = ccp.DCFunction(eps, _kl_tangent(q, r, risks))
@@ -114,7 +118,7 @@ def start_point(problem, q, other, q0):
     point = {q: q0}
     if other is None:
         return point
-    if problem.distance == "sq":
+    if isinstance(problem.distance_function, Squared):
         L, div = problem.terms(_full(problem, q0))
         rhs = problem.bound_function(L, div) - L
         point[other] = np.array((rhs / _sq_scale(problem)) ** 2)

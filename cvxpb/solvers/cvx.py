@@ -14,6 +14,8 @@ from functools import lru_cache
 import cvxpy as cp
 import numpy as np
 
+from cvxpb.pac_bayes.distances import Linear
+from cvxpb.pac_bayes.divergences import Chi2
 from cvxpb.validation import check_choice
 
 SOLVERS = ("CLARABEL", "ECOS", "SCS")
@@ -80,7 +82,9 @@ def _program(problem, support, cached: bool = True):
 
 def supports(problem) -> bool:
     """Whether ``problem`` is the linear-distance chi2 bound (eq. 8), a convex SOCP."""
-    return problem.distance == "linear" and problem.divergence == "chi2"
+    return isinstance(problem.distance_function, Linear) and isinstance(
+        problem.divergence_function, Chi2
+    )
 
 
 def check_linear_chi2(problem, method: str = "cvx"):

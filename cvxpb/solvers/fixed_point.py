@@ -28,6 +28,8 @@ import numpy as np
 
 from cvxpb.numerics.constants import linear_constant
 from cvxpb.numerics.kl import kl_inv_upper_newton
+from cvxpb.pac_bayes.distances import Linear, Squared
+from cvxpb.pac_bayes.divergences import Chi2
 from cvxpb.validation import check_choice, check_count, check_positive
 
 SEARCHES = ("linear", "warm")
@@ -44,10 +46,10 @@ class SubsetMap:
         self.c2 = problem.bound_function.constant / problem.delta
 
     def __call__(self, q):
-        distance = self.problem.distance
-        if distance == "linear":
+        distance = self.problem.distance_function
+        if isinstance(distance, Linear):
             return self._linear()
-        if distance == "sq":
+        if isinstance(distance, Squared):
             D = np.sum(q * q / self.p)
             k = 2 * D**0.75 / self.c2**0.25
             return self.pi * (1 + k * self.P * (self.pi @ self.l - self.l))
@@ -166,7 +168,7 @@ class _Scan:
 
 def supports(problem) -> bool:
     """The fixed-point equations are those of the chi2 bounds."""
-    return problem.divergence == "chi2"
+    return isinstance(problem.divergence_function, Chi2)
 
 
 def check_problem(problem):

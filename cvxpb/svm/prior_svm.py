@@ -21,7 +21,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
-from cvxpb.minimax.estimators import solve_program
+from cvxpb.minimax.program import solve_program
 from cvxpb.svm.gaussian import KernelVector, from_svc
 from cvxpb.svm.prior_bounds import prior_bound
 from cvxpb.svm.prior_qp import (
