@@ -9,6 +9,8 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
+from cvxpb.pac_bayes.divergences import Chi2, Renyi
+
 FORMULAS = {
     (
         "linear",
@@ -50,18 +52,19 @@ def _terms(problem, q):
     support = problem.prior > 0
     risks = cp.Constant(problem.risks)
     terms = {"L(q) = sum_i q_i l_i": risks @ q}
-    if problem.divergence == "chi2":
+    divergence = problem.divergence_function
+    if isinstance(divergence, Chi2):
         weights = np.where(support, 1 / np.sqrt(np.where(support, problem.prior, 1)), 0)
         terms["sqrt(D(q)) = ||q / sqrt(p)||_2"] = cp.norm(cp.multiply(weights, q), 2)
         terms["D(q) = sum_i q_i^2 / p_i"] = cp.sum(cp.multiply(weights**2, cp.square(q)))
-    elif problem.divergence == "renyi":
+    elif isinstance(divergence, Renyi):
         alpha, on = problem.alpha, problem.prior > 0
         # S^(1/alpha) = (sum q^alpha p^(1-alpha))^(1/alpha) = ||q p^(-1/alpha')||_alpha: a norm
         weights = np.where(on, np.where(on, problem.prior, 1.0) ** ((1 - alpha) / alpha), 0.0)
         terms["S(q)^(1/alpha) = ||q p^(-1/alpha')||_alpha"] = cp.pnorm(
             cp.multiply(weights, q), alpha
         )
-        terms["S(q) = sum_i q_i^alpha p_i^(1-alpha)"] = problem.divergence_function.expr(
+        terms["S(q) = sum_i q_i^alpha p_i^(1-alpha)"] = divergence.expr(
             q, np.where(on, problem.prior, 1.0)
         )
     else:
@@ -69,23 +72,30 @@ def _terms(problem, q):
     return terms
 
 
+def _kl_constraint(L, second, r):
+    return cp.kl_div(L, r) + cp.kl_div(1 - L, 1 - r) - second  # kl(L, r) - rhs <= 0
+
+
+_OBJECTIVES = {  # the bound (or its constraint) of each pair, with CVXPY atoms
+    ("linear", "chi2"): lambda L, second, r: L + second,
+    ("linear", "renyi"): lambda L, second, r: L + second,
+    ("sq", "chi2"): lambda L, second, r: L + cp.sqrt(second),
+    ("sq", "renyi"): lambda L, second, r: L + cp.sqrt(second),
+    ("sq", "kl"): lambda L, second, r: L + cp.sqrt(second),
+    ("kl", "chi2"): _kl_constraint,
+    ("kl", "renyi"): _kl_constraint,
+    ("kl", "kl"): _kl_constraint,
+    ("linear", "kl"): lambda L, second, r: L + second / 10.0,
+    ("catoni", "kl"): lambda L, second, r: 1 - cp.exp(-(L + second)),
+}
+
+
 def _objective(problem, terms):
-    """The bound (or its constraint) written with CVXPY atoms, DCP or not."""
+    """The bound (or its constraint) written with CVXPY atoms, DCP or not (the constants
+    do not change curvature, so they are left at 1)."""
     L, second = list(terms.values())[:2]
-    key = (problem.distance, problem.divergence)
-    c = 1.0  # the constants do not change curvature
     r = cp.Variable(name="r")
-    if key in (("linear", "chi2"), ("linear", "renyi")):
-        return L + c * second
-    if key in (("sq", "chi2"), ("sq", "renyi")):
-        return L + cp.sqrt(second)
-    if problem.distance == "kl":
-        return cp.kl_div(L, r) + cp.kl_div(1 - L, 1 - r) - second  # kl(L, r) - rhs <= 0
-    if key == ("sq", "kl"):
-        return L + cp.sqrt(second)
-    if key == ("linear", "kl"):
-        return L + second / 10.0
-    return 1 - cp.exp(-(L + second))
+    return _OBJECTIVES[(problem.distance, problem.divergence)](L, second, r)
 
 
 def _cones(problem: cp.Problem) -> str:
@@ -104,11 +114,17 @@ def _simplex(q):
 
 def explain(problem) -> str:
     """A readable account of ``problem``: terms, curvature, DCP verdict and cones."""
-    q = cp.Variable(problem.H, nonneg=True, name="q")
     key = (problem.distance, problem.divergence)
+    if key not in FORMULAS:  # a user's distance or divergence: the declared engine's account
+        from cvxpb.declare import Minimize
+
+        return "\n".join(
+            [repr(problem), "", "bound: as declared", Minimize(problem.declaration()).explain()]
+        )
+    q = cp.Variable(problem.H, nonneg=True, name="q")
     terms = _terms(problem, q)
     lines = [repr(problem), "", "bound: " + FORMULAS[key]]
-    if problem.divergence == "chi2":
+    if isinstance(problem.divergence_function, Chi2):
         lines.append(
             f"  I_{problem.distance}(m={problem.m}, 2) = "
             f"{problem.bound_function.constant:.6g} (constants={problem.constants!r})"
@@ -136,7 +152,8 @@ def explain(problem) -> str:
 def _family_lines(problem, q, terms):
     """Why method="exact" is global: the family subproblem is DCP."""
     L, second = list(terms.values())[:2]
-    divergence = second if problem.divergence == "kl" else list(terms.values())[2]
+    entropic = problem.divergence_function.entropic
+    divergence = second if entropic else list(terms.values())[2]
     subproblem = cp.Problem(cp.Minimize(L + 1.0 * divergence), _simplex(q))
     name = problem.divergence_function.symbol
     return [

@@ -74,8 +74,10 @@ class BoundProblem:
         self.risks = check_risks(risks)
         self.m = check_sample_size(m)
         self.delta = check_delta(delta)
-        self.divergence = check_choice(divergence, "divergence", DISTANCES_BY_DIVERGENCE)
-        self.distance = check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
+        if isinstance(divergence, str):  # the user's words; objects are checked by Bound
+            check_choice(divergence, "divergence", DISTANCES_BY_DIVERGENCE)
+            if isinstance(distance, str):
+                check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
         self.constants = check_choice(constants, "constants", CONSTANTS)
         size = self.risks.size
         self.prior = (
@@ -89,6 +91,8 @@ class BoundProblem:
         self.alpha = self.bound_function.alpha
         self.divergence_function = self.bound_function.measure  # the objects of the words
         self.distance_function = self.bound_function.metric
+        self.divergence = self.divergence_function.name
+        self.distance = self.distance_function.name
 
     @property
     def H(self) -> int:

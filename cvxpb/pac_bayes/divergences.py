@@ -56,12 +56,19 @@ class Divergence:
     entropic : bool
         Whether the core is ``KL`` itself, whose Hessian ``diag(1/q)`` Newton's method
         of :mod:`cvxpb.declare.newton` uses.
+    has_family : bool
+        Whether :meth:`family` gives the one-parameter family ``method="exact"``
+        searches; without one the declared engine certifies the minimum.
+    uses_constant, uses_grid : bool
+        Whether the bounds need the distance's constant ``I_phi`` (Theorem 1), or may
+        take a union-bounded grid (the KL bounds).
     """
 
     name = ""
     alpha = None
     symbol = "D(q)"
     entropic = False
+    has_family = False  # whether family() gives the exact method its search space
 
     def term_name(self) -> str:
         """The name of this divergence's term in a declared bound and in ``Result.terms``."""
@@ -117,6 +124,7 @@ class KLDivergence(Divergence):
     name = "kl"
     symbol = "K(q)"
     entropic = True
+    has_family = True
 
     def term_name(self) -> str:
         return "KL"
@@ -194,6 +202,7 @@ class PowerDivergence(Divergence):
     ``M = sum_i p_i^(1 - alpha) q_i^alpha``, ``alpha > 1``."""
 
     uses_constant = True
+    has_family = True
 
     def __init__(self, alpha: float):
         self.alpha = alpha

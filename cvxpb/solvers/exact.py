@@ -31,6 +31,12 @@ FRONTIER_CHUNK = 4096  # intervals whose frontier pairs are built at once
 MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, "max_rounds"
 
 
+def supports(problem) -> bool:
+    """The exact method searches the divergence's one-parameter family; a divergence
+    without one (a user's, say) is left to the declared engine."""
+    return problem.divergence_function.has_family
+
+
 def family_of(problem, support=None):
     """The family that holds ``problem``'s optimal posteriors; with
     ``support`` (indices), those of the posteriors that vanish off it. The prior is then
@@ -302,6 +308,12 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
     when every interval closed but rounding left a larger gap; ``"max_rounds"`` when
     the search stopped with intervals still open. ``tol`` is absolute, on the bound.
     """
+    if not supports(problem):
+        raise ValueError(
+            f'method="exact" searches the divergence\'s family of posteriors; '
+            f"{type(problem.divergence_function).__name__} has none: use "
+            'method="declared"'
+        )
     check_positive(tol, "tol")
     check_count(max_rounds, "max_rounds", 0)
     start = time.perf_counter()

@@ -28,7 +28,7 @@ import numpy as np
 
 from cvxpb.numerics.constants import linear_constant
 from cvxpb.numerics.kl import kl_inv_upper_newton
-from cvxpb.pac_bayes.distances import Linear, Squared
+from cvxpb.pac_bayes.distances import KLDistance, Linear, Squared
 from cvxpb.pac_bayes.divergences import Chi2
 from cvxpb.validation import check_choice, check_count, check_positive
 
@@ -168,14 +168,17 @@ class _Scan:
 
 def supports(problem) -> bool:
     """The fixed-point equations are those of the chi2 bounds."""
-    return isinstance(problem.divergence_function, Chi2)
+    return isinstance(problem.divergence_function, Chi2) and isinstance(
+        problem.distance_function, (Linear, Squared, KLDistance)
+    )
 
 
 def check_problem(problem):
     if not supports(problem):
         raise ValueError(
             'method="fixed_point" needs divergence="chi2" (Sahu & Hemachandra, eqs. 12, 15, '
-            f'49, 63); got {problem.divergence!r}: use method="exact"'
+            "49, 63) and the linear, sq or kl distance; got "
+            f'{problem.divergence!r} with {problem.distance!r}: use method="exact"'
         )
 
 
