@@ -18,8 +18,8 @@ import time
 import numpy as np
 
 import cvxpb as pb
+from cvxpb.app.texttable import print_table
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
-from cvxpb.texttable import print_table
 
 SIZES = (50, 1990, 100_000, 1_000_000)
 M = 1840

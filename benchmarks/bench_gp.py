@@ -27,9 +27,9 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from threadpoolctl import threadpool_limits
 
 from benchmarks.bench_exact import best_time
-from cvxpb import datasets
+from cvxpb.app import datasets
+from cvxpb.app.texttable import print_table
 from cvxpb.gp import GPClassifierEP, SLTGPClassifier
-from cvxpb.texttable import print_table
 
 
 def _data():

@@ -35,9 +35,9 @@ from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 from cvxpb import Minimize, Posterior, datasets
-from cvxpb.declare import majority_vote as mv
+from cvxpb.app.texttable import print_table
 from cvxpb.ensemble import MajorityVoteClassifier
-from cvxpb.texttable import print_table
+from cvxpb.ensemble import bounds as mv
 
 DATASETS = ("spambase", "mushroom", "phoneme", "twonorm", "splice", "satimage")
 DELTA = 0.05

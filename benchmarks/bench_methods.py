@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 import cvxpb as pb
-from cvxpb.texttable import print_table
+from cvxpb.app.texttable import print_table
 
 SIZES = (50, 200, 1990)
 M = 1840

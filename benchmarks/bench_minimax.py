@@ -26,9 +26,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from benchmarks.bench_exact import best_time
-from cvxpb.experiments.minimax import synthetic
+from cvxpb.app.experiments.minimax import synthetic
+from cvxpb.app.texttable import print_table
 from cvxpb.minimax import MinimaxClassifier
-from cvxpb.texttable import print_table
 
 CASES = (  # (loss, moment norm, solver); "linf" puts the lasso's l1 on A
     ("brier", "l2", "fista"),

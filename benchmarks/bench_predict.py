@@ -15,10 +15,10 @@ import json
 import numpy as np
 
 from benchmarks.bench_exact import best_time
-from cvxpb import datasets
-from cvxpb.experiments.stochastic_svm import split
+from cvxpb.app import datasets
+from cvxpb.app.experiments.stochastic_svm import split
+from cvxpb.app.texttable import print_table
 from cvxpb.svm import StochasticSVM
-from cvxpb.texttable import print_table
 
 H = 1990
 

@@ -24,7 +24,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from benchmarks.bench_exact import best_time
-from cvxpb import datasets
+from cvxpb.app import datasets
+from cvxpb.app.texttable import print_table
 from cvxpb.svm import EtaPriorSVM, PriorSVM
 from cvxpb.svm.gaussian import from_svc
 from cvxpb.svm.prior_qp import (
@@ -34,7 +35,6 @@ from cvxpb.svm.prior_qp import (
     kernel_factor,
     prior_svm_program,
 )
-from cvxpb.texttable import print_table
 
 ETA = 50.0  # the middle of the paper's scalings
 

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cvxpb.texttable import print_table
+from cvxpb.app.texttable import print_table
 
 RISKS = "0.10\n0.12\n0.30\n0.05\n0.20\n0.22\n0.15\n0.40\n0.11\n0.09\n"
 

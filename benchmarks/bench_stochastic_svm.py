@@ -14,12 +14,12 @@ import json
 import time
 
 from cvxpb import BoundProblem, datasets
-from cvxpb.diagnostics import ordered_subset_bounds
-from cvxpb.experiments.stochastic_svm import PAIRS, split
+from cvxpb.app.diagnostics import ordered_subset_bounds
+from cvxpb.app.experiments.stochastic_svm import PAIRS, split
+from cvxpb.app.texttable import print_table
 from cvxpb.svm import lambda_grid
 from cvxpb.svm.cv import cross_validate
 from cvxpb.svm.family import fit_family
-from cvxpb.texttable import print_table
 
 
 def _best_of(repeat, work):

@@ -38,32 +38,32 @@ _EXPORTS = {
     "kl_inv_lower": "cvxpb.numerics.kl",
     "kl_inv_upper": "cvxpb.numerics.kl",
     "Bound": "cvxpb.pac_bayes.bounds",
-    "BoundProblem": "cvxpb.problem",
-    "Certificate": "cvxpb.result",
-    "Result": "cvxpb.result",
+    "BoundProblem": "cvxpb.engine.problem",
+    "Certificate": "cvxpb.engine.result",
+    "Result": "cvxpb.engine.result",
     "bound_constant": "cvxpb.numerics.constants",
-    "DeclarationError": "cvxpb.declare",
-    "Minimize": "cvxpb.declare",
-    "Posterior": "cvxpb.declare",
-    "KL": "cvxpb.declare",
-    "chi2": "cvxpb.declare",
-    "divergence_term": "cvxpb.declare",
+    "DeclarationError": "cvxpb.engine.declare",
+    "Minimize": "cvxpb.engine.declare",
+    "Posterior": "cvxpb.engine.declare",
+    "KL": "cvxpb.engine.declare",
+    "chi2": "cvxpb.engine.declare",
+    "divergence_term": "cvxpb.engine.declare",
     "Divergence": "cvxpb.pac_bayes.divergences",
-    "renyi": "cvxpb.declare",
-    "gibbs_risk": "cvxpb.declare",
-    "tandem_risk": "cvxpb.declare",
-    "disagreement": "cvxpb.declare",
-    "kl_inverse": "cvxpb.declare",
-    "kl_inverse_lower": "cvxpb.declare",
-    "c_bound": "cvxpb.declare",
-    "lambda_bound": "cvxpb.declare",
-    "sqrt": "cvxpb.declare",
-    "log": "cvxpb.declare",
-    "exp": "cvxpb.declare",
-    "inv": "cvxpb.declare",
-    "minimum": "cvxpb.declare",
-    "maximum": "cvxpb.declare",
-    "union_min": "cvxpb.declare",
+    "renyi": "cvxpb.engine.declare",
+    "gibbs_risk": "cvxpb.engine.declare",
+    "tandem_risk": "cvxpb.engine.declare",
+    "disagreement": "cvxpb.engine.declare",
+    "kl_inverse": "cvxpb.engine.declare",
+    "kl_inverse_lower": "cvxpb.engine.declare",
+    "c_bound": "cvxpb.engine.declare",
+    "lambda_bound": "cvxpb.engine.declare",
+    "sqrt": "cvxpb.engine.declare",
+    "log": "cvxpb.engine.declare",
+    "exp": "cvxpb.engine.declare",
+    "inv": "cvxpb.engine.declare",
+    "minimum": "cvxpb.engine.declare",
+    "maximum": "cvxpb.engine.declare",
+    "union_min": "cvxpb.engine.declare",
 }
 __all__ = [
     "Bound",
@@ -99,7 +99,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from cvxpb.declare import (
+    from cvxpb.engine.declare import (
         KL,
         DeclarationError,
         Minimize,
@@ -120,25 +120,32 @@ if TYPE_CHECKING:
         tandem_risk,
         union_min,
     )
+    from cvxpb.engine.problem import BoundProblem
+    from cvxpb.engine.result import Certificate, Result
     from cvxpb.numerics.constants import bound_constant
     from cvxpb.numerics.kl import kl, kl_inv_lower, kl_inv_upper
     from cvxpb.pac_bayes.bounds import Bound
     from cvxpb.pac_bayes.divergences import Divergence
-    from cvxpb.problem import BoundProblem
-    from cvxpb.result import Certificate, Result
+
+
+_SUBMODULES = {"datasets": "cvxpb.app.datasets"}  # ``from cvxpb import datasets``
 
 
 def __getattr__(name: str):
     """Load the public names on first use, so ``import cvxpb`` and ``cvxpb --help``
     stay fast (NumPy, SciPy and CVXPY take most of a second to import)."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'cvxpb' has no attribute {name!r}")
     from importlib import import_module
 
+    if name in _SUBMODULES:
+        value = import_module(_SUBMODULES[name])
+        globals()[name] = value
+        return value
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'cvxpb' has no attribute {name!r}")
     value = getattr(import_module(_EXPORTS[name]), name)
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted([*globals(), *_EXPORTS])
+    return sorted([*globals(), *_EXPORTS, *_SUBMODULES])

@@ -2,6 +2,6 @@
 
 import sys
 
-from cvxpb.cli import main
+from cvxpb.app.cli import main
 
 sys.exit(main())

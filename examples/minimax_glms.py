@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from cvxpb import datasets
+from cvxpb.app import datasets
 from cvxpb.minimax import MinimaxClassifier, MinimaxRegressor, RobustFeatureSelector
 
 data = datasets.load("crx")

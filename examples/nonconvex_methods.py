@@ -3,7 +3,7 @@
 import warnings
 
 import cvxpb as pb
-from cvxpb.demo import breast_cancer_risks
+from cvxpb.app.demo import breast_cancer_risks
 
 warnings.simplefilter("ignore")  # SLSQP and SCS warn when they stop early
 data = breast_cancer_risks()

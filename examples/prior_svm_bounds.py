@@ -10,7 +10,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from cvxpb import datasets
+from cvxpb.app import datasets
 from cvxpb.svm import EtaPriorSVM, PriorSVM, svm_pac_bayes_bound
 
 data = datasets.load("pima")

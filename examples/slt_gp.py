@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from cvxpb import datasets
+from cvxpb.app import datasets
 from cvxpb.gp import GPClassifierEP, SLTGPClassifier
 from cvxpb.gp.bound import SubGaussianWarning
 

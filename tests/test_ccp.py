@@ -5,7 +5,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from cvxpb.solvers import ccp
+from cvxpb.engine.methods import ccp
 
 
 def quadratic_problem(route):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import cvxpb as pb
-from cvxpb.cli import main
+from cvxpb.app.cli import main
 
 RISKS = [0.1, 0.12, 0.3, 0.05]
 
@@ -189,7 +189,7 @@ def test_top_must_not_be_negative(capsys, risks_csv):
 
 
 def test_every_option_says_what_it_does_and_its_default(capsys):
-    from cvxpb.cli import build_parser
+    from cvxpb.app.cli import build_parser
 
     parser = build_parser()
     commands = [["solve"], ["demo"], *[["experiment", e] for e in ("stochastic-svm", "minimax")]]
@@ -232,7 +232,7 @@ def heavy_modules_after(code: str, names=("cvxpy", "scipy", "pandas", "sklearn")
 
 
 def test_help_and_version_load_no_numerical_library():
-    assert heavy_modules_after("from cvxpb.cli import build_parser; build_parser()") == "[]"
+    assert heavy_modules_after("from cvxpb.app.cli import build_parser; build_parser()") == "[]"
 
 
 def test_importing_bound_problem_loads_no_cvxpy_or_pandas():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from cvxpb import datasets
+from cvxpb.app import datasets
 from cvxpb.svm import lambda_grid, linear_grid
 from cvxpb.svm.grid import svm_C
 

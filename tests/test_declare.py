@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 import cvxpb as pb
-from cvxpb.declare import majority_vote as mv
-from cvxpb.declare.expressions import pac_bayes
-from cvxpb.declare.pareto import Values
+from cvxpb.engine.declare.expressions import pac_bayes
+from cvxpb.engine.declare.pareto import Values
+from cvxpb.ensemble import bounds as mv
 from cvxpb.numerics.constants import log_bound_constant
 from cvxpb.numerics.kl import kl_inv_upper
 from cvxpb.pac_bayes.bounds import Bound
@@ -336,7 +336,7 @@ def test_an_unfinished_search_still_proves_a_lower_bound(monkeypatch, pieces, di
     """Stopped after its first 21 programs, with edges cut in few pieces, the search's
     lower bound is still below the true minimum (from the exact method), and the gap
     it reports is what remains."""
-    from cvxpb.declare import pareto
+    from cvxpb.engine.declare import pareto
 
     monkeypatch.setattr(pareto, "PIECES", pieces)
     rng = np.random.default_rng(8)
@@ -363,7 +363,7 @@ def test_an_unfinished_search_still_proves_a_lower_bound(monkeypatch, pieces, di
 def test_every_point_of_an_edge_lies_above_right_of_its_piece_corner(mu, c, lo, width, t, pieces):
     """The corners ``G`` is bounded at: each point ``(c - mu b, b)`` of the edge is, in
     both coordinates, at least the corner of the piece it lies in."""
-    from cvxpb.declare.pareto import _corners
+    from cvxpb.engine.declare.pareto import _corners
 
     hi = lo + width
     a_corner, b_corner = _corners(mu, c, lo, hi, pieces)
@@ -644,7 +644,7 @@ def test_the_convex_concave_procedure_reaches_a_multistart_optimum(monkeypatch, 
     0.08): the minorant's candidates alone stop well above the best of a Nelder-Mead
     multistart, the convex-concave procedure reaches it, and the proven lower bound is
     below it."""
-    from cvxpb.declare import problem
+    from cvxpb.engine.declare import problem
 
     rng = np.random.default_rng(seed)
     H, n = 8, 3000

@@ -95,7 +95,7 @@ def test_declared_and_exact_methods_agree_on_random_problems(seed, H, m, pair):
 
 def test_the_declaration_is_the_bound():
     """The declared expression evaluated at a posterior is the problem's bound there."""
-    from cvxpb.declare.pareto import Values
+    from cvxpb.engine.declare.pareto import Values
 
     rng = np.random.default_rng(5)
     problem = pb.BoundProblem(rng.uniform(0.1, 0.4, 7), 300, 0.05, "kl", "renyi", alpha=2.5)

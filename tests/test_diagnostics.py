@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cvxpb import BoundProblem
-from cvxpb.diagnostics import hhi, n_alpha, ordered_subset_bounds, posterior_cdf, summary
-from cvxpb.solvers.closed_form import _subset_terms
+from cvxpb.app.diagnostics import hhi, n_alpha, ordered_subset_bounds, posterior_cdf, summary
+from cvxpb.engine.methods.closed_form import _subset_terms
 from tests.brute_force import brute_force_minimum
 
 

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from cvxpb import BoundProblem
-from cvxpb.diagnostics import summary
-from cvxpb.experiments import stochastic_svm
+from cvxpb.app.diagnostics import summary
+from cvxpb.app.experiments import stochastic_svm
 
 RESULTS = Path(__file__).parents[1] / "docs" / "results"
 SVM_RUNS = [RESULTS / name for name in ("exact", "paper", "exact_h1990", "paper_h1990")]
@@ -144,7 +144,7 @@ def test_committed_summaries_aggregate_their_raw_rows(folder, raw, table, select
 
 
 def test_majority_vote_wide_tables_are_the_summary_pivoted():
-    from cvxpb.experiments import majority_vote
+    from cvxpb.app.experiments import majority_vote
 
     table = pd.read_csv(RESULTS / "majority_vote" / "majority_vote.csv")
     for column, name in (("bound value", "bounds"), ("test risk", "risks")):

@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from cvxpb.ensemble import MajorityVoteClassifier, _out_of_bag, _statistics
+from cvxpb.ensemble.classifier import MajorityVoteClassifier, _out_of_bag, _statistics
 
 
 @parametrize_with_checks(

@@ -180,7 +180,7 @@ def test_invariants(risks, weights, m, delta, pair):
 
 @pytest.mark.slow  # 23 s: the search repeats with every incumbent checked
 def test_incumbents_are_checked_from_the_posterior_when_the_statistics_disagree():
-    from cvxpb.solvers import exact
+    from cvxpb.engine.methods import exact
 
     prob = pb.BoundProblem([0.1, 0.2, 0.3, 0.15], m=200, divergence="kl")
     family = exact.family_of(prob)

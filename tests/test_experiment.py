@@ -9,8 +9,8 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
 from cvxpb import BoundProblem, datasets
-from cvxpb.cli import main
-from cvxpb.experiments import stochastic_svm as experiment
+from cvxpb.app.cli import main
+from cvxpb.app.experiments import stochastic_svm as experiment
 from cvxpb.svm import StochasticSVM
 from cvxpb.svm.cv import LambdaSVC, cross_validate
 

@@ -8,6 +8,7 @@ import pytest
 from scipy.optimize import minimize
 
 import cvxpb as pb
+from cvxpb.engine.declare.terms import DivergenceTerm
 from cvxpb.numerics.tolerances import nudge
 from cvxpb.pac_bayes.distances import Distance, Linear
 from cvxpb.pac_bayes.divergences import Divergence
@@ -120,7 +121,7 @@ def test_a_term_needs_a_divergence_object():
     with pytest.raises(ValueError, match="divergence must be one of"):
         pb.divergence_term(q, "hellinger")
     with pytest.raises(ValueError, match="needs a cvxpb Divergence"):
-        pb.declare.terms.DivergenceTerm(q, object())
+        DivergenceTerm(q, object())
 
 
 class MomentOfOrder(Divergence):

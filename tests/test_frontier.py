@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import cvxpb as pb
+from cvxpb.engine.methods.exact import family_of
 from cvxpb.pac_bayes.families import scaled_parameter
-from cvxpb.solvers.exact import family_of
 
 
 def problem(seed, divergence, distance):

@@ -245,7 +245,7 @@ def cli(*argv):
     import contextlib
     import io
 
-    from cvxpb.cli import main
+    from cvxpb.app.cli import main
 
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
@@ -288,7 +288,7 @@ def test_command_line_refuses_with_one_line_naming_the_option(case, tmp_path):
 
 
 def test_any_solver_exception_is_a_status_with_the_solvers_message(monkeypatch):
-    from cvxpb.solvers import cvx, nlp
+    from cvxpb.engine.methods import cvx, nlp
 
     def out_of_memory(*args, **kwargs):
         raise MemoryError("13 GiB")

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cvxpb import datasets
-from cvxpb.cli import main
-from cvxpb.experiments import majority_vote as experiment
+from cvxpb.app import datasets
+from cvxpb.app.cli import main
+from cvxpb.app.experiments import majority_vote as experiment
 
 # sizes as KEEL lists them (mushroom: the 5644 rows without missing values)
 SIZES = {"spambase": (4597, 57), "mushroom": (5644, 22), "splice": (3190, 60), "chess": (3196, 36)}

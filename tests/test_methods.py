@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 import cvxpb as pb
-from cvxpb.compare import applicable_methods
-from cvxpb.solvers import fixed_point
+from cvxpb.engine.compare import applicable_methods
+from cvxpb.engine.methods import fixed_point
 
 
 def random_instance(rng):
@@ -192,7 +192,7 @@ def test_a_failing_subproblem_is_a_status_and_message():
 
 
 def test_cvx_keeps_parameters_where_cvxpy_affords_them_and_agrees_beyond():
-    from cvxpb.solvers.cvx import DPP_MAX
+    from cvxpb.engine.methods.cvx import DPP_MAX
 
     for H in (50, DPP_MAX + 1000):
         risks = np.random.default_rng(H).uniform(0.02, 0.5, H)

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from sklearn.model_selection import train_test_split
 
-from cvxpb.cli import main
-from cvxpb.experiments import minimax as experiment
-from cvxpb.experiments import warning_report
+from cvxpb.app.cli import main
+from cvxpb.app.experiments import minimax as experiment
+from cvxpb.app.experiments import warning_report
 
 LAMBDAS = np.array([2.0**-6, 2.0**-2, 2.0**2])
 

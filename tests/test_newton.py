@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from scipy.special import rel_entr
 
 import cvxpb as pb
-from cvxpb.declare import majority_vote as mv
-from cvxpb.declare import pareto
-from cvxpb.declare.newton import minimize_quadratic_kl
-from cvxpb.declare.terms import KL, Posterior
+from cvxpb.engine.declare import pareto
+from cvxpb.engine.declare.newton import minimize_quadratic_kl
+from cvxpb.engine.declare.terms import KL, Posterior
+from cvxpb.ensemble import bounds as mv
 
 
 def _objective(S, b, mu, prior, q):

@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from cvxpb.cli import main
-from cvxpb.experiments import stochastic_svm as experiment
+from cvxpb.app.cli import main
+from cvxpb.app.experiments import stochastic_svm as experiment
 
 LAMBDAS = "1e-3\n1e-2\n0.1\n1.0"
 
@@ -42,7 +42,7 @@ def test_a_method_that_misses_some_bound_is_refused_before_any_work(argv, capsys
 
 
 def test_without_matplotlib_plots_are_skipped_with_a_note(tmp_path, monkeypatch, capsys):
-    from cvxpb.experiments import prepare_output
+    from cvxpb.app.experiments import prepare_output
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
     assert prepare_output(tmp_path, plots=True) is False
@@ -112,7 +112,7 @@ def test_kept_tasks_are_saved_as_they_finish_and_taken_back(tmp_path):
 
 
 def test_an_interrupted_slt_gp_run_resumes_where_it_stopped(tmp_path, monkeypatch, capsys):
-    from cvxpb.experiments import slt_gp
+    from cvxpb.app.experiments import slt_gp
 
     real, calls, per_repeat = slt_gp.one_fit, [], len(slt_gp.METHODS)
 
@@ -137,7 +137,7 @@ def test_an_interrupted_slt_gp_run_resumes_where_it_stopped(tmp_path, monkeypatc
 
 
 def test_a_resumed_minimax_run_gives_the_rows_of_an_uninterrupted_one(tmp_path, monkeypatch):
-    from cvxpb.experiments import minimax
+    from cvxpb.app.experiments import minimax
 
     options = {"runs": 3, "methods": ("SVM", "Majority"), "random_state": 4, "progress": False}
     whole = minimax.run_experiment(["haberman"], **options)

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cvxpb.cli import main
-from cvxpb.experiments import prior_svm as experiment
+from cvxpb.app.cli import main
+from cvxpb.app.experiments import prior_svm as experiment
 
 SMALL = {"c_grid": (0.1, 10.0), "sigma_factors": (0.5, 2.0)}
 
@@ -74,7 +74,7 @@ def test_command_line_and_bad_input(capsys):
 
 def test_two_c_variant_never_loses_to_the_single_c():
     """It searches the prior's C over the grid, which includes C itself."""
-    from cvxpb import datasets
+    from cvxpb.app import datasets
 
     rows = pd.DataFrame(
         experiment.repetition(
@@ -92,7 +92,7 @@ def test_cross_validated_svm_is_scikit_learns_grid_search(grid):
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
     from sklearn.svm import SVC
 
-    from cvxpb import datasets
+    from cvxpb.app import datasets
 
     data = datasets.load("haberman")
     best = experiment.selected(grid)
@@ -117,7 +117,7 @@ def test_cross_validated_svm_is_scikit_learns_grid_search(grid):
 def test_eta_prior_svm_mixture_row_is_the_same_fit():
     """EtaPriorSVM+PriorPB reads the mixture bound off the eta-prior SVM's fit: the same
     classifier (same test error) with the bound of 50 scalings in [1, 100]."""
-    from cvxpb import datasets
+    from cvxpb.app import datasets
     from cvxpb.svm.prior_svm import EtaPriorSVM
 
     data = datasets.load("haberman")

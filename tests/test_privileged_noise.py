@@ -109,7 +109,7 @@ def test_without_privileged_noise_it_is_the_probit_gpc():
 
 
 def _noisy_draw(n=60, seed=3):
-    from cvxpb import datasets
+    from cvxpb.app import datasets
 
     return datasets.privileged("noise_variance", n_train=n, n_test=300, random_state=seed)
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import cvxpb as pb
-from cvxpb.solvers import cvx
+from cvxpb.engine.methods import cvx
 from tests.brute_force import bound
 
 RISKS = np.array([0.10, 0.12, 0.30, 0.05])

@@ -481,7 +481,7 @@ def test_farnia_theorem_5_rate_on_the_fitted_rules():
     1 (the largest excess 0-1 risk) at the median lam on every dataset."""
     from sklearn.preprocessing import StandardScaler
 
-    from cvxpb import datasets
+    from cvxpb.app import datasets
 
     medians = {}
     for folder in ("minimax", "minimax_keel"):

@@ -5,8 +5,8 @@ import pytest
 from scipy.stats import entropy
 
 import cvxpb as pb
-from cvxpb.declare import majority_vote as mv
-from cvxpb.result import STATUSES
+from cvxpb.engine.result import STATUSES
+from cvxpb.ensemble import bounds as mv
 
 RISKS = np.array([0.10, 0.12, 0.30, 0.05, 0.21])
 PRIOR = np.array([0.1, 0.3, 0.2, 0.25, 0.15])

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cvxpb import datasets
-from cvxpb.cli import main
-from cvxpb.experiments import slt_gp as experiment
+from cvxpb.app import datasets
+from cvxpb.app.cli import main
+from cvxpb.app.experiments import slt_gp as experiment
 from cvxpb.gp import SLTGPClassifier
 from cvxpb.gp.classifier import GPClassifierEP, kernel_derivatives, kernel_matrix
 from cvxpb.gp.ep import log_marginal_gradient, run_ep
@@ -120,7 +120,7 @@ def test_one_repeat_and_summary():
 
 def test_rows_record_the_warnings_of_their_fit(monkeypatch, capsys):
     """A fit's warnings (EP that stops early, say) go into its row, not to stderr."""
-    from cvxpb.experiments import warning_report
+    from cvxpb.app.experiments import warning_report
     from cvxpb.gp.ep import EPConvergenceWarning
 
     real = experiment._fit_and_predict

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from cvxpb import BoundProblem
-from cvxpb.cli import main
-from cvxpb.experiments import stochastic_svm_appendix as appendix
+from cvxpb.app.cli import main
+from cvxpb.app.experiments import stochastic_svm_appendix as appendix
 
 RUN = Path(__file__).parents[1] / "docs" / "results" / "exact_h1990"
 

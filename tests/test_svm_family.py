@@ -86,8 +86,8 @@ def test_a_cluster_that_loses_its_workers_is_a_clear_error(monkeypatch):
 
 def test_a_lost_cluster_reaches_the_command_line_as_one_line(monkeypatch, capsys):
     from cvxpb import parallel
-    from cvxpb.cli import main
-    from cvxpb.experiments import stochastic_svm
+    from cvxpb.app.cli import main
+    from cvxpb.app.experiments import stochastic_svm
 
     def lost(*args, **kwargs):
         raise parallel.ClusterLostError("the parallel backend dask lost its workers")
@@ -102,8 +102,8 @@ def test_a_lost_cluster_reaches_the_command_line_as_one_line(monkeypatch, capsys
 def test_appendix_grid_needs_kernlabs_cost(name):
     """On Sahu & Hemachandra's Appendix D grid (lam in [0.1, 20]) C = 1/(lam m) is at
     most 10/m: every SVM predicts one class. With C = 1/lam the small lam learn."""
-    from cvxpb import datasets
-    from cvxpb.experiments.stochastic_svm import split
+    from cvxpb.app import datasets
+    from cvxpb.app.experiments.stochastic_svm import split
     from cvxpb.svm import linear_grid
 
     X, y, X_test, _ = split(datasets.load(name))

@@ -38,7 +38,7 @@ def test_the_pattern_catches_what_it_is_for():
 
 
 def test_no_internal_names_in_the_help_of_any_command():
-    from cvxpb.cli import build_parser
+    from cvxpb.app.cli import build_parser
 
     parser = build_parser()
     texts = [parser.format_help()]

@@ -55,7 +55,7 @@ class Divergence:
         How :meth:`cvxpb.BoundProblem.explain` writes the bound's argument.
     entropic : bool
         Whether the core is ``KL`` itself, whose Hessian ``diag(1/q)`` Newton's method
-        of :mod:`cvxpb.declare.newton` uses.
+        of :mod:`cvxpb.engine.declare.newton` uses.
     has_family : bool
         Whether :meth:`family` gives the one-parameter family ``method="exact"``
         searches; without one the declared engine certifies the minimum.

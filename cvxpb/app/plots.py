@@ -1,0 +1,58 @@
+"""Pictures of posteriors over classifiers (Sahu & Hemachandra, Figures 1 and 6); needs matplotlib
+(``pip install "cvxpb[plot]"``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cvxpb.app.diagnostics import posterior_cdf
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError('plots need matplotlib: pip install "cvxpb[plot]"') from None
+    return plt
+
+
+def plot_cdfs(ax, posteriors: dict, risks):
+    """Each posterior's CDF over the classifiers ordered by risk (Figure 6)."""
+    for label, q in posteriors.items():
+        cdf = posterior_cdf(q, risks)
+        ax.step(np.arange(1, cdf.size + 1), cdf, where="post", label=label)
+    ax.set(xlabel="classifiers by increasing validation risk", ylabel="posterior CDF")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize="small")
+
+
+def plot_weights(ax, posteriors: dict, risks):
+    """Posterior weight against validation risk: linear decrease for chi2, exponential
+    for KL (Sahu & Hemachandra, Section 8.1)."""
+    for label, q in posteriors.items():
+        ax.plot(risks, q, "o", markersize=3, alpha=0.7, label=label)
+    ax.set(xlabel="validation risk", ylabel="posterior weight")
+    ax.legend(fontsize="small")
+
+
+def plot_subset_bounds(ax, subsets: dict):
+    """The best bound on the ``H'`` smallest risks, as ``H'`` grows (Figure 1)."""
+    for label, table in subsets.items():
+        ax.plot(table["H'"], table["bound"], label=label)
+    ax.set(xlabel="H' (ordered subset size)", ylabel="best bound on the subset")
+    ax.legend(fontsize="small")
+
+
+def save_dataset_figure(run, path) -> None:
+    """The three panels for one dataset's run, as a PNG at ``path``."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), constrained_layout=True)
+    plot_cdfs(axes[0], run.posteriors, run.risks)
+    plot_weights(axes[1], run.posteriors, run.risks)
+    plot_subset_bounds(axes[2], run.subsets)
+    fig.suptitle(f"{run.name}: m = {run.m}, H = {run.risks.size}")
+    fig.savefig(path, dpi=80)
+    plt.close(fig)

@@ -1,0 +1,66 @@
+"""Bounds by declaration: posterior terms, atoms, and ``Minimize``.
+
+::
+
+    import numpy as np, cvxpb as pb
+
+    q = pb.Posterior(prior)                        # H voters
+    T = pb.tandem_risk(q, errors)                  # n x H error indicators
+    bound = 4 * pb.kl_inverse(T, (2 * pb.KL(q) + np.log(2 * np.sqrt(n) / delta)) / n)
+    prob = pb.Minimize(bound)
+    print(prob.explain())                          # terms, curvature, rule, method
+    res = prob.solve()                             # certified global minimum
+
+The composition rule is in :mod:`cvxpb.engine.declare.expressions`, the terms in
+:mod:`cvxpb.engine.declare.terms`, the solver in :mod:`cvxpb.engine.declare.pareto`.
+"""
+
+from cvxpb.engine.declare.expressions import (
+    DeclarationError,
+    c_bound,
+    exp,
+    inv,
+    kl_inverse,
+    kl_inverse_lower,
+    lambda_bound,
+    log,
+    maximum,
+    minimum,
+    sqrt,
+    union_min,
+)
+from cvxpb.engine.declare.problem import Minimize
+from cvxpb.engine.declare.terms import (
+    KL,
+    Posterior,
+    chi2,
+    disagreement,
+    divergence_term,
+    gibbs_risk,
+    renyi,
+    tandem_risk,
+)
+
+__all__ = [
+    "KL",
+    "DeclarationError",
+    "Minimize",
+    "Posterior",
+    "c_bound",
+    "chi2",
+    "disagreement",
+    "divergence_term",
+    "exp",
+    "gibbs_risk",
+    "inv",
+    "kl_inverse",
+    "kl_inverse_lower",
+    "lambda_bound",
+    "log",
+    "maximum",
+    "minimum",
+    "renyi",
+    "sqrt",
+    "tandem_risk",
+    "union_min",
+]

@@ -1,0 +1,385 @@
+"""Expressions of posterior terms: the atoms a bound is declared with, and the
+composition rule.
+
+As in disciplined convex programming (Grant, Boyd and Ye, 2006), every atom declares
+its monotonicity in each argument, and a declaration is accepted by a rule checked on
+its tree before anything is solved. The rule here is the one the Pareto argument
+needs (:mod:`cvxpb.engine.declare.pareto`): the bound must be **monotone in every posterior
+term**, increasing in each convex term and decreasing in each concave one (affine
+terms either way), with one direction per term wherever it occurs. Then the bound is
+an increasing function of convex functions of ``q``, and its minimum is at a Pareto
+point of those functions. Breaking the rule raises a :class:`DeclarationError` that
+names the atom and the term.
+
+Every atom evaluates with outward rounding: ``rounding=+1`` returns a value at least
+the exact one and ``-1`` at most, each argument rounded in the direction its
+monotonicity asks for.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+
+from cvxpb.numerics.kl import _bisect, _check
+from cvxpb.numerics.tolerances import EPS, nudge
+from cvxpb.pac_bayes.distances import KLDistance
+
+_KL_DISTANCE = KLDistance()
+
+
+class DeclarationError(ValueError):
+    """A declared bound breaks the composition rule."""
+
+
+class Expression:
+    """A node of a declared bound. Numbers combine with it by ``+ - * / **``."""
+
+    monotonicity: tuple = ()  # per argument: +1 increasing, -1 decreasing, None neither
+
+    def __init__(self, *args):
+        self.args = tuple(as_expression(a) for a in args)
+
+    def leaves(self) -> dict:
+        """Each posterior term under this node and the signs of the node's dependence on
+        it (``{+1}``, ``{-1}`` or both); a term under an argument the atom is not
+        monotone in is a :class:`DeclarationError`."""
+        found: dict = {}
+        for arg, sign in zip(self.args, self.monotonicity, strict=True):
+            for term, signs in arg.leaves().items():
+                if sign == 0:  # multiplied by zero: no dependence
+                    continue
+                if sign is None:
+                    raise DeclarationError(
+                        f"{type(self).__name__.lower()} is not monotone in its argument "
+                        f"{arg!r}, which depends on the posterior term {term!r}; a declared "
+                        "bound must be monotone in every posterior term"
+                    )
+                found.setdefault(term, set()).update(sign * s for s in signs)
+        return found
+
+    def evaluate(self, values, rounding: int):
+        arguments = [a.evaluate(values, rounding * s) for a, s in self._signed()]
+        return self._apply(arguments, rounding)
+
+    def _signed(self):
+        pairs = zip(self.args, self.monotonicity, strict=True)
+        return [(a, 0 if s is None else s) for a, s in pairs]
+
+    def _apply(self, arguments, rounding):
+        raise NotImplementedError
+
+    def __add__(self, other):
+        return Sum(self, other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return Sum(self, Scale(-1.0, other))
+
+    def __rsub__(self, other):
+        return Sum(other, Scale(-1.0, self))
+
+    def __neg__(self):
+        return Scale(-1.0, self)
+
+    def __mul__(self, other):
+        if isinstance(other, Expression) and not isinstance(other, Constant):
+            raise DeclarationError(
+                f"{self!r} * {other!r}: only a product with a number is a declared atom"
+            )
+        return Scale(_number(other, "a factor"), self)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if isinstance(other, Expression):
+            raise DeclarationError(f"{self!r} / {other!r}: divide by a number, or use inv()")
+        return Scale(1.0 / _number(other, "a divisor", positive_or_negative=True), self)
+
+    def __rtruediv__(self, other):
+        return Scale(_number(other, "a numerator"), Inverse(self))
+
+    def __pow__(self, exponent):
+        return Power(self, exponent)
+
+
+class Constant(Expression):
+    def __init__(self, value):
+        super().__init__()
+        self.value = _number(value, "a constant")
+
+    def leaves(self):
+        return {}
+
+    def evaluate(self, values, rounding):
+        return np.float64(self.value)
+
+    def __repr__(self):
+        return f"{self.value:g}"
+
+
+def as_expression(x) -> Expression:
+    if isinstance(x, Expression):
+        return x
+    return Constant(_number(x, "an operand"))
+
+
+def _number(x, what, positive_or_negative=False) -> float:
+    if isinstance(x, Constant):
+        x = x.value
+    if isinstance(x, bool) or not isinstance(x, Real) or not np.isfinite(x):
+        raise DeclarationError(f"{what} of a declared bound must be a finite number, got {x!r}")
+    if positive_or_negative and x == 0:
+        raise DeclarationError("division by zero in a declared bound")
+    return float(x)
+
+
+class Sum(Expression):
+    @property
+    def monotonicity(self):
+        return (1,) * len(self.args)
+
+    def _apply(self, arguments, rounding):
+        total = arguments[0]
+        for a in arguments[1:]:
+            total = nudge(total + a, rounding)
+        return total
+
+    def __repr__(self):
+        return " + ".join(map(repr, self.args))
+
+
+class Scale(Expression):
+    def __init__(self, factor, x):
+        super().__init__(x)
+        self.factor = _number(factor, "a factor")
+        self.monotonicity = (1 if self.factor > 0 else -1 if self.factor < 0 else 0,)
+
+    def _apply(self, arguments, rounding):
+        return nudge(self.factor * arguments[0], rounding)
+
+    def __repr__(self):
+        return f"{self.factor:g} * ({self.args[0]!r})"
+
+
+class Inverse(Expression):
+    """``1 / x`` for ``x > 0``: decreasing."""
+
+    monotonicity = (-1,)
+
+    def _apply(self, arguments, rounding):
+        with np.errstate(divide="ignore"):
+            x = arguments[0]
+            return nudge(np.where(x > 0, 1.0 / np.where(x > 0, x, 1.0), np.inf), rounding)
+
+    def __repr__(self):
+        return f"inv({self.args[0]!r})"
+
+
+class Power(Expression):
+    """``x ** p`` for ``x >= 0`` (negative arguments clipped to 0), ``p > 0``: increasing."""
+
+    monotonicity = (1,)
+
+    def __init__(self, x, exponent):
+        super().__init__(x)
+        self.exponent = _number(exponent, "an exponent")
+        if self.exponent <= 0:
+            raise DeclarationError(f"x ** p is declared for p > 0, got p = {self.exponent:g}")
+
+    def _apply(self, arguments, rounding):
+        base = np.maximum(arguments[0], 0.0)
+        with np.errstate(over="ignore"):
+            return nudge(base**self.exponent, rounding)
+
+    def __repr__(self):
+        return f"({self.args[0]!r}) ** {self.exponent:g}"
+
+
+class Elementary(Expression):
+    """An increasing function of one argument: ``log`` or ``exp``."""
+
+    monotonicity = (1,)
+    functions = {"log": np.log, "exp": np.exp}
+
+    def __init__(self, name, x):
+        super().__init__(x)
+        self.name = name
+
+    def _apply(self, arguments, rounding):
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            return nudge(self.functions[self.name](arguments[0]), rounding)
+
+    def __repr__(self):
+        return f"{self.name}({self.args[0]!r})"
+
+
+class KLInverse(Expression):
+    """``kl^-1(L, e)``: the upper inverse ``sup {r >= L : kl(L, r) <= e}`` (increasing in
+    both) or the lower one ``inf {r <= L : kl(L, r) <= e}`` (increasing in ``L``,
+    decreasing in ``e``). ``L`` is clipped into [0, 1] and ``e`` at 0."""
+
+    def __init__(self, L, e, upper=True):
+        super().__init__(L, e)
+        self.upper = upper
+        self.monotonicity = (1, 1) if upper else (1, -1)
+
+    def _apply(self, arguments, rounding):
+        L, e = np.broadcast_arrays(*arguments)
+        if self.upper:
+            return _KL_DISTANCE.inverse(L, e, rounding)
+        L, e = _check(np.clip(L, 0.0, 1.0), np.maximum(e, 0.0))
+        lo, hi = _bisect(L, e, np.zeros_like(L), L, verified_high=False)
+        exact = (e == 0) | (L == 0)
+        end = lo if rounding < 0 else nudge(hi, rounding) if rounding > 0 else 0.5 * (lo + hi)
+        return np.where(exact, L, np.clip(end, 0.0, L))
+
+    def __repr__(self):
+        name = "kl_inverse" if self.upper else "kl_inverse_lower"
+        return f"{name}({self.args[0]!r}, {self.args[1]!r})"
+
+
+class Extreme(Expression):
+    """The least (``minimum``) or largest (``maximum``) of its arguments: increasing."""
+
+    def __init__(self, *args, least=True):
+        super().__init__(*args)
+        self.least = least
+        self.monotonicity = (1,) * len(self.args)
+
+    def _apply(self, arguments, rounding):
+        stacked = np.stack(np.broadcast_arrays(*arguments))
+        return stacked.min(axis=0) if self.least else stacked.max(axis=0)
+
+    def __repr__(self):
+        name = "minimum" if self.least else "maximum"
+        if len(self.args) > 4:
+            return f"{name}({self.args[0]!r}, ... {len(self.args)} in all)"
+        return f"{name}({', '.join(map(repr, self.args))})"
+
+
+class CBound(Expression):
+    """The C-bound ``1 - (1 - 2 min(R, 1/2))^2 / (1 - 2 D)`` (Germain et al., 2015) of a
+    bound ``R`` on the Gibbs risk and ``D`` on the disagreement: increasing in ``R``,
+    decreasing in ``D``. ``R >= 1/2`` gives 1; ``D`` is clipped into ``[0, 1/2)``
+    (where ``R < 1/2`` holds, the true disagreement is below ``2 R (1 - R) < 1/2``)."""
+
+    monotonicity = (1, -1)
+
+    def _apply(self, arguments, rounding):
+        R, D = np.broadcast_arrays(*arguments)
+        margin = nudge(1 - 2 * np.minimum(R, 0.5), -rounding)
+        squared = nudge(np.maximum(margin, 0.0) ** 2, -rounding)
+        spread = nudge(1 - 2 * np.clip(D, 0.0, 0.5), rounding)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = nudge(np.where(squared > 0, squared / spread, 0.0), -rounding)
+        return np.where(R >= 0.5, 1.0, nudge(1 - ratio, rounding))
+
+    def __repr__(self):
+        return f"c_bound({self.args[0]!r}, {self.args[1]!r})"
+
+
+class LambdaBound(Expression):
+    """``min over lambda in (0, 2) of (L + e / lambda) / (1 - lambda / 2)`` for ``L >= 0``,
+    ``e > 0``: at ``lambda* = (s - e) / L``, ``s = sqrt(e^2 + 2 L e)`` (in (0, 2)), the
+    least value is ``(2L + e + s)^2 / (2 (2L + e))``. Increasing in both."""
+
+    monotonicity = (1, 1)
+
+    def _apply(self, arguments, rounding):
+        L, e = np.broadcast_arrays(*arguments)
+        L, e = np.maximum(L, 0.0), np.maximum(e, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            twice = 2 * L + e
+            value = (twice + np.sqrt(e * e + 2 * L * e)) ** 2 / (2 * twice)
+        value = np.where(twice > 0, value, 0.0)
+        return nudge(value * (1 + rounding * 16 * EPS), rounding)
+
+    def __repr__(self):
+        return f"lambda_bound({self.args[0]!r}, {self.args[1]!r})"
+
+
+class PacBayes(Expression):
+    """``g(L, D)`` of a :class:`cvxpb.pac_bayes.bounds.Bound` (one distance and divergence of
+    Sahu & Hemachandra's Theorem 1 or the KL bounds): increasing in both. ``L`` is
+    clipped into [0, 1] and ``D`` at 0, which the true values are in."""
+
+    monotonicity = (1, 1)
+
+    def __init__(self, function, L, D):
+        super().__init__(L, D)
+        self.function = function
+
+    def _apply(self, arguments, rounding):
+        L, D = np.broadcast_arrays(*arguments)
+        return self.function(np.clip(L, 0.0, 1.0), np.maximum(D, 0.0), rounding)
+
+    def __repr__(self):
+        f = self.function
+        return f"pac_bayes[{f.distance}, {f.divergence}]({self.args[0]!r}, {self.args[1]!r})"
+
+
+def pac_bayes(function, L, D) -> Expression:
+    """The bound ``function`` (a :class:`cvxpb.pac_bayes.bounds.Bound`) of the risk ``L`` and its
+    divergence ``D`` (``sum q^2 / p`` for chi2, ``D_alpha`` for renyi, KL for kl)."""
+    return PacBayes(function, L, D)
+
+
+def sqrt(x) -> Expression:
+    return Power(x, 0.5)
+
+
+def log(x) -> Expression:
+    return Elementary("log", x)
+
+
+def exp(x) -> Expression:
+    return Elementary("exp", x)
+
+
+def inv(x) -> Expression:
+    return Inverse(x)
+
+
+def kl_inverse(L, e) -> Expression:
+    """The upper kl inverse ``sup {r : kl(L, r) <= e}``, increasing in both."""
+    return KLInverse(L, e, upper=True)
+
+
+def kl_inverse_lower(L, e) -> Expression:
+    """The lower kl inverse ``inf {r : kl(L, r) <= e}``: increasing in ``L``, decreasing
+    in ``e``."""
+    return KLInverse(L, e, upper=False)
+
+
+def c_bound(R, D) -> Expression:
+    """``1 - (1 - 2 R)^2 / (1 - 2 D)`` for ``R < 1/2`` (else 1): the C-bound on the
+    majority vote's risk from a bound ``R`` on the Gibbs risk and ``D`` on the
+    disagreement; increasing in ``R``, decreasing in ``D``."""
+    return CBound(R, D)
+
+
+def lambda_bound(L, e) -> Expression:
+    """``min over lambda in (0, 2) of (L + e / lambda) / (1 - lambda / 2)`` in closed
+    form (Thiemann et al.'s PAC-Bayes-lambda, at its best lambda): increasing in both."""
+    return LambdaBound(L, e)
+
+
+def minimum(*args) -> Expression:
+    return Extreme(*args, least=True)
+
+
+def maximum(*args) -> Expression:
+    return Extreme(*args, least=False)
+
+
+def union_min(make, grid, delta) -> Expression:
+    """``min over v in grid of make(v, delta / len(grid))``: a bound that holds for every
+    grid value at once, by the union bound, so its least value is a bound too."""
+    grid = np.asarray(grid, dtype=float).ravel()
+    if grid.size == 0 or np.any(~np.isfinite(grid)):
+        raise ValueError("grid must be a non-empty array of finite values")
+    share = float(delta) / grid.size
+    return minimum(*(make(float(v), share) for v in grid))

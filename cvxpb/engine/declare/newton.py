@@ -1,0 +1,112 @@
+"""Newton's method for ``min 1/2 q @ S @ q + b @ q + mu KL(q || p)`` on the simplex.
+
+This is the scalarized program of every declared bound whose terms are quadratic
+(Gibbs risk, tandem risk, disagreement, or a pairwise matrix's convex minorant) and
+whose divergence is KL: the tandem (TND) bound, the C-bound and DIS. The entropy keeps
+the minimizer inside the simplex, so Newton's method with the constraint ``sum q = 1``
+and a step that stays positive converges quadratically, in about a millisecond at
+``H = 100`` where a conic solver takes tens.
+
+The Newton step ``d`` minimizes ``g @ d + 1/2 d @ (S + mu diag(1/q)) @ d`` subject to
+``sum d = 0``. In the scaled variable ``d = diag(sqrt q) y`` its matrix is
+``diag(sqrt q) S diag(sqrt q) + mu I``, well conditioned however small some ``q_i``
+are (a ``q_i`` that has underflowed to zero stays there). A step that would take some
+``q_i`` to or below zero divides it by at most ``1 / SHRINK`` instead, and the point
+is renormalized, with a backtracking (Armijo) search along that path: one step size
+for all coordinates would be cut to the smallest ``q_i``'s reach, which is what stalls
+a plain damped Newton method at small ``mu``, where the minimizer has coordinates
+like ``exp(-1/mu)``. Near the minimum the decrease falls below the objective's
+rounding while the stationarity condition, which the certificate amplifies by
+``1 / mu``, is not yet met to the last bit: there ``POLISH`` full steps are taken
+as long as the objective does not rise beyond its rounding.
+
+Nothing here is trusted: the caller certifies the minimum by weak duality at
+whatever ``q`` this returns (:mod:`cvxpb.engine.declare.pareto`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import rel_entr
+
+from cvxpb.numerics.tolerances import EPS
+
+MAX_ITERATIONS = 200
+ARMIJO = 0.25
+SHRINK = 0.01  # a step divides no q_i by more than 1 / SHRINK
+POLISH = 3  # full steps taken where the objective is flat to its last bits
+
+
+def minimize_quadratic_kl(S, b, mu, prior, start):
+    """A posterior near the minimizer of ``1/2 q @ S @ q + b @ q + mu KL(q || prior)``
+    (``S`` positive semidefinite on the plane ``sum q = 0``, ``mu > 0``) from ``start``,
+    or ``None`` if the iteration fails (a non-finite value or a singular system)."""
+    q = np.asarray(start, dtype=float).copy()
+    q[prior == 0] = 0.0
+    if not np.any(q > 0):
+        return None
+    q /= q.sum()
+
+    def objective(x):
+        return 0.5 * x @ S @ x + b @ x + mu * float(np.sum(rel_entr(x, prior)))
+
+    value, polish = objective(q), POLISH
+    for _ in range(MAX_ITERATIONS):
+        d = _direction(S, b, mu, prior, q)
+        if d is None:
+            return None
+        slope = _gradient(S, b, mu, prior, q) @ d
+        if not slope < -1e-17 * (abs(value) + mu):  # the Newton decrement is spent
+            break
+        step, full = 1.0, None
+        while step >= 1e-12:
+            trial = _moved(q, step * d)
+            trial_value = objective(trial)
+            full = (trial, trial_value) if full is None else full
+            if trial_value <= value + ARMIJO * step * slope:
+                break
+            step /= 2
+        else:  # no decrease the objective can show: a few full steps polish the point
+            trial, trial_value = full
+            if polish == 0 or not trial_value <= value + 8 * EPS * abs(value):
+                break
+            polish -= 1
+        if not np.isfinite(trial_value):
+            break
+        q, value = trial, trial_value
+    return q if np.all(np.isfinite(q)) else None
+
+
+def _moved(q, d):
+    """``q + d``, with no ``q_i`` divided by more than ``1 / SHRINK``, renormalized."""
+    trial = np.maximum(q + d, SHRINK * q)
+    return trial / trial.sum()
+
+
+def _gradient(S, b, mu, prior, q):
+    on = q > 0
+    g = S @ q + b
+    g[on] += mu * (np.log(q[on] / prior[on]) + 1)
+    return g
+
+
+def _direction(S, b, mu, prior, q):
+    """The Newton step on the support of ``q``, in the scaled variable."""
+    on = np.flatnonzero(q > 0)
+    root = np.sqrt(q[on])
+    g = _gradient(S, b, mu, prior, q)[on]
+    size = on.size
+    system = np.empty((size + 1, size + 1))
+    system[:size, :size] = root[:, None] * S[np.ix_(on, on)] * root[None, :]
+    system[:size, :size] += mu * np.eye(size)
+    system[:size, size] = system[size, :size] = root
+    system[size, size] = 0.0
+    rhs = np.append(-root * g, 0.0)
+    try:
+        y = np.linalg.solve(system, rhs)[:size]
+    except np.linalg.LinAlgError:
+        return None
+    d = np.zeros_like(q)
+    d[on] = root * y
+    d -= q * d.sum()  # keep sum d = 0, moving each q_i in proportion to its size
+    return d if np.all(np.isfinite(d)) else None

@@ -1,0 +1,396 @@
+"""The global minimum of a bound increasing in two convex posterior terms.
+
+Orient each term so that the bound increases in it (a concave term enters as its
+negative): the bound is ``G(a, b)``, increasing in both, at ``a = A(q)``, ``b = B(q)``
+with ``A`` and ``B`` convex. Its minimum over the simplex is at a Pareto point of
+``(A, B)``, and every such point minimizes ``A + mu B`` for some ``mu`` in ``[0, inf]``.
+
+**The certificate.** Each scalarized program, solved at ``mu_k``, comes with a lower
+bound ``c_k <= min_q A(q) + mu_k B(q)`` from weak duality (below), so every reachable
+pair ``(A(q), B(q))`` lies in the region ``R = {a >= a_lo, b >= b_lo, a + mu_k b >=
+c_k for every k}``. As ``G`` increases in both, its least value on ``R`` is on the
+lower-left boundary of ``R``, a convex broken line; on a piece of it from ``(a1, b1)``
+to ``(a2, b2)`` (``a1 <= a2``, ``b1 >= b2``), ``G >= G(a1, b2)``. Cutting every edge
+into ``PIECES`` pieces and taking the least such corner value gives a proven lower
+bound on the minimum; the least ``G`` at a solved posterior, re-evaluated with outward
+rounding, is the upper bound. New ``mu`` go next to the edge with the least corner,
+with the ``mu`` at which the best posterior so far is stationary (``dG/db / dG/da``),
+until the two bounds meet within ``tol``; an edge whose corners alone keep them apart
+is cut into more pieces. The vertices are computed in exact rational arithmetic and
+rounded down; the ``c_k`` are rounded down.
+
+**The lower bounds ``c_k``.** Where ``B`` is a divergence,
+``min_q' g @ q' + mu B(q')`` has a closed form with a dual certificate
+(:meth:`cvxpb.pac_bayes.divergences.Divergence.linear_min`), and convexity of ``A`` gives
+``min A + mu B >= A(q) - grad A(q) @ q + min_q' [grad A(q) @ q' + mu B(q')]`` at any
+``q``. For an affine ``A`` this is the minimum itself and ``q'`` the minimizer (the
+Gibbs and chi-squared families of ``method="exact"``); otherwise ``q`` comes from
+Newton's method where ``A`` is quadratic and ``B`` is KL
+(:mod:`cvxpb.engine.declare.newton`), else from CVXPY with Clarabel. Without a divergence
+the Frank-Wolfe bound ``f(q) + min_i grad f_i - grad f @ q`` of ``f = A + mu B`` is
+used. No solver is trusted: the bound holds whatever ``q`` they return.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from cvxpb.engine.declare.newton import minimize_quadratic_kl
+from cvxpb.numerics.summation import exact_sum
+from cvxpb.numerics.tolerances import EPS, nudge
+
+PIECES = 256  # each edge of the boundary is cut into this many pieces for its corners
+STALL = 5  # rounds without the lower bound rising by tol end a search through a minorant
+MAX_PIECES = 1 << 14  # an edge that could hold the minimum is cut into up to this many
+FIRST_MUS = np.geomspace(1e-8, 1e2, 21)
+ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
+
+
+@dataclass
+class Solved:
+    """One scalarized program: its ``mu``, posterior, lower bound and upper value."""
+
+    mu: float
+    q: np.ndarray
+    lower: float
+    value: float
+    log_weights: tuple = ()  # the weights' log10, for searches over several (local.py)
+
+
+class Values:
+    """The terms' cores for :meth:`Expression.evaluate`: at a posterior (each rounded
+    as asked, cached) or at given oriented coordinates (exact). ``replace`` maps terms
+    to oriented stand-ins (majorants) whose values are used instead."""
+
+    def __init__(self, q=None, coordinates=None, signs=None, replace=None):
+        self.q, self.coordinates, self.signs, self._cache = q, coordinates, signs, {}
+        self.replace = replace or {}
+
+    def __call__(self, term, rounding):
+        if self.coordinates is not None:
+            return self.signs[term] * self.coordinates[term]
+        key = (term, rounding)
+        if key not in self._cache:
+            stand_in = self.replace.get(term)
+            if stand_in is None:
+                self._cache[key] = term.core(self.q, rounding)
+            else:
+                sign = self.signs[term]
+                self._cache[key] = sign * stand_in.core(self.q, sign * rounding)
+        return self._cache[key]
+
+
+class ParetoSearch:
+    """Branch and bound over ``mu`` for ``bound`` in the oriented terms ``A``, ``B``."""
+
+    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None):
+        self.bound, self.signs, self.solver = bound, signs, solver
+        self.A, self.B = terms[0], terms[-1]
+        self.solved: list[Solved] = []
+        self.convex = {t: t.minorant(s) for t, s in signs.items()}
+        self.replace = replace or {}  # majorants standing in for terms (convex-concave)
+        self.convex.update(self.replace)
+        self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G
+
+    def oriented(self, term, q, rounding):
+        s = self.signs[term]
+        return s * term.core(q, s * rounding)
+
+    def lower_value(self, term, q) -> float:
+        """The oriented term at ``q`` rounded down, or its convex minorant's value."""
+        minorant = self.convex[term]
+        return self.oriented(term, q, -1) if minorant is None else minorant.core(q, -1)
+
+    def lower_gradient(self, term, q):
+        minorant = self.convex[term]
+        return self.signs[term] * term.gradient(q) if minorant is None else minorant.gradient(q)
+
+    def convex_expr(self, term, q):
+        minorant = self.convex[term]
+        return self.signs[term] * term.expr(q) if minorant is None else minorant.expr(q)
+
+    def value_at(self, q) -> float:
+        """The bound at ``q`` rounded up (through the majorants that stand in, if any)."""
+        return float(self.bound.evaluate(Values(q, signs=self.signs, replace=self.replace), +1))
+
+    def slopes(self, q, terms) -> np.ndarray:
+        """``dG/dt`` for each oriented term at ``q`` (central differences, at least 0)."""
+        t = {term: self.oriented(term, q, 0) for term in terms}
+
+        def at(term, shift):
+            values = Values(coordinates={**t, term: t[term] + shift}, signs=self.signs)
+            return float(self.bound.evaluate(values, 0))
+
+        slopes = []
+        for term in terms:
+            h = 1e-6 * max(abs(t[term]), 1e-3)
+            slopes.append(max((at(term, h) - at(term, -h)) / (2 * h), 0.0))
+        return np.array(slopes)
+
+    def run(self, tol, max_solves):
+        start = time.perf_counter()
+        self.tol = tol
+        self.a_lo = self._least(self.A)
+        self.b_lo = self._least(self.B)
+        for mu in FIRST_MUS:
+            self._solve(float(mu))
+        relaxed = any(m is not None for m in self.convex.values())
+        history = []
+        while True:
+            best = min(self.solved, key=lambda s: s.value)
+            self.upper = best.value
+            lower, edge = self.lower_bound()
+            history.append(lower)
+            new = self._new_mus(edge, best)
+            if best.value - lower <= tol or len(self.solved) >= max_solves or not new:
+                break
+            if relaxed and len(history) > STALL and history[-1] - history[-1 - STALL] <= tol:
+                break  # the minorant's own shortfall holds the bounds apart
+            for mu in new:
+                self._solve(mu)
+        best = min(self.solved, key=lambda s: s.value)
+        return best, lower, time.perf_counter() - start
+
+    def run_single(self):
+        """A bound of one term: the term's least value, with its proof."""
+        start = time.perf_counter()
+        q, least = self._alone(self.A)
+        q = np.maximum(q, 0.0)
+        q /= exact_sum(q)
+        self.solved.append(Solved(0.0, q, least, self.value_at(q)))
+        values = Values(coordinates={self.A: np.float64(least)}, signs=self.signs)
+        return self.solved[0], float(self.bound.evaluate(values, -1)), time.perf_counter() - start
+
+    def _least(self, term) -> float:
+        """A lower bound on the oriented term over the simplex."""
+        return self._alone(term)[1]
+
+    def _alone(self, term):
+        """``(q, lower)``: a posterior near the oriented term's minimum and a lower bound
+        on it (closed form for divergences and affine terms, else Clarabel and
+        Frank-Wolfe)."""
+        zeros = np.zeros(term.posterior.size)
+        if self.signs[term] > 0 and term.closed_form_min:
+            return term.linear_min(zeros, 1.0)
+        if term.curvature == "affine":
+            g = self.signs[term] * term.gradient(zeros)
+            vertex = (g == g.min()).astype(float)
+            return vertex / vertex.sum(), float(nudge(np.min(g), -1))
+        weighted = [(term, 1.0)]
+        q = self._program(weighted)
+        return q, self._frank_wolfe(weighted, q)
+
+    def _solve(self, mu):
+        q, lower = self._scalarized(mu)
+        q = np.maximum(q, 0.0)
+        q /= exact_sum(q)
+        self.solved.append(Solved(mu, q, lower, self.value_at(q)))
+
+    def _scalarized(self, mu):
+        """``(q, c)``: a posterior near ``argmin A + mu B`` and ``c <= min A + mu B``."""
+        A, B = self.A, self.B
+        if self.signs[B] > 0 and B.closed_form_min:
+            if A.curvature == "affine":
+                return B.linear_min(self.signs[A] * A.gradient(None), mu)
+            q = self._program([(A, 1.0), (B, mu)])
+            g = self.lower_gradient(A, q)
+            linear = g @ q
+            margin = 4 * EPS * (np.abs(g) @ q) + 1e-300
+            c = self.lower_value(A, q) - (linear + margin) + B.linear_min(g, mu)[1]
+            return q, float(nudge(c, -1))
+        weighted = [(A, 1.0), (B, mu)]
+        q = self._program(weighted)
+        return q, self._frank_wolfe(weighted, q)
+
+    def _frank_wolfe(self, weighted, q) -> float:
+        """``f(q) + min_i grad f_i - grad f @ q`` for ``f`` the weighted sum of the
+        oriented terms (or their convex minorants): at most ``min f`` by convexity."""
+        weighted = [(t, w) for t, w in weighted if w > 0]
+        value = sum(w * self.lower_value(t, q) for t, w in weighted)
+        g = sum(w * self.lower_gradient(t, q) for t, w in weighted)
+        if not np.all(np.isfinite(g)):
+            return -np.inf
+        margin = 8 * EPS * (np.abs(g) @ q + np.max(np.abs(g)) + abs(value)) + 1e-300
+        return float(nudge(value + np.min(g) - g @ q - margin, -1))
+
+    def _program(self, weighted):
+        """A posterior near the minimum of the weighted sum of the oriented terms (their
+        convex minorants where they have one): by Newton's method where the terms are
+        quadratic but for one KL (:mod:`cvxpb.engine.declare.newton`), else by CVXPY; the
+        prior if both fail."""
+        q = self._newton(weighted)
+        return self._conic(weighted) if q is None else q
+
+    def _newton(self, weighted):
+        """Newton's method on ``1/2 q @ S @ q + b @ q + mu KL``, or ``None``. A program
+        of quadratic terms alone gets ``mu = ENTROPY_FLOOR``: its solution is then only
+        a candidate, which the caller's Frank-Wolfe bound certifies."""
+        weighted = [(t, w) for t, w in weighted if w > 0]
+        entropic = [w for t, w in weighted if getattr(t, "entropic", False) and self.signs[t] > 0]
+        if len(entropic) > 1:
+            return None
+        entropic = entropic or [ENTROPY_FLOOR]
+        prior = weighted[0][0].posterior.prior
+        S, b = np.zeros((prior.size, prior.size)), np.zeros(prior.size)
+        for term, w in weighted:
+            if getattr(term, "entropic", False):
+                continue
+            minorant = self.convex[term]
+            parts = term.quadratic() if minorant is None else minorant.quadratic()
+            if parts is None:
+                return None
+            sign = 1 if minorant is not None else self.signs[term]
+            S += w * sign * parts[0]
+            b += w * sign * parts[1]
+        return minimize_quadratic_kl(S, b, entropic[0], prior, prior)
+
+    def _conic(self, weighted):
+        """The same program by CVXPY (Clarabel by default); the prior if it fails."""
+        import cvxpy as cp
+
+        posterior = weighted[0][0].posterior
+        q = cp.Variable(posterior.size, nonneg=True)
+        objective = sum(w * self.convex_expr(t, q) for t, w in weighted if w > 0)
+        problem = cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1])
+        try:
+            with warnings.catch_warnings():  # an inaccurate solve is only a candidate
+                warnings.simplefilter("ignore", UserWarning)
+                problem.solve(solver=self.solver)
+        except cp.error.SolverError:
+            pass
+        if q.value is None:
+            return posterior.prior.copy()
+        return np.asarray(q.value, dtype=float)
+
+    def lower_bound(self):
+        """``(lower, edge)``: the least corner value of ``G`` on ``R``'s boundary, and the
+        index (into the boundary's lines) of the edge it came from."""
+        lines = _envelope(
+            [(Fraction(0), Fraction(self.a_lo))]
+            + [(Fraction(s.mu), Fraction(s.lower)) for s in self.solved if np.isfinite(s.lower)]
+        )
+        self._lines = lines
+        edges = _edges(lines, Fraction(self.b_lo))
+        fresh = [edge for edge in edges if edge not in self._edge_values]
+        if fresh:
+            self._edge_values.update(zip(fresh, self._least_corners(fresh), strict=True))
+        values = [self._edge_values[edge] for edge in edges]
+        best = int(np.argmin(values))
+        return values[best], best
+
+    def _least_corners(self, edges) -> list[float]:
+        """The least corner value of ``G`` on each edge (an edge is the same set of
+        corners whenever it recurs, so :meth:`lower_bound` keeps these)."""
+        return [
+            self._least_on_edge(float(mu), float(c), _down(lo), _up(hi)) for mu, c, lo, hi in edges
+        ]
+
+    def _least_on_edge(self, mu, c, lo, hi) -> float:
+        """The least corner value of ``G`` on the edge ``a = c - mu b``, ``b`` in
+        ``[lo, hi]``. Near the minimum ``G`` is flat along the edge, so every piece's
+        corner is short of ``G`` on the segment by about the same amount. Where the
+        least corner is below ``upper - tol`` but ``G`` on the segment there is not
+        (only finer pieces, not more ``mu``, can close that gap), the edge is cut into
+        proportionally more pieces, at most ``MAX_PIECES``."""
+        a, b = _corners(mu, c, lo, hi, PIECES)
+        values = np.array(self._at(a, b), dtype=float, ndmin=1)
+        least = float(values.min())
+        if mu == 0 or least >= self.upper - self.tol:
+            return least
+        k = int(np.argmin(values))
+        on_line = float(self._at(c - mu * b[k], b[k]))
+        if on_line < self.upper - self.tol / 2:  # only more mu can close this gap
+            return least
+        pieces = min(MAX_PIECES, PIECES * math.ceil((on_line - least) / (self.tol / 8)))
+        if pieces <= PIECES:
+            return least
+        a, b = _corners(mu, c, lo, hi, pieces)
+        return float(np.min(self._at(a, b)))
+
+    def _at(self, a, b):
+        """``G`` at oriented coordinates, rounded down."""
+        coordinates = {self.A: a, self.B: b}
+        return self.bound.evaluate(Values(coordinates=coordinates, signs=self.signs), -1)
+
+    def _new_mus(self, edge, best):
+        """``mu`` between the edge's line and its neighbours on the boundary, and the
+        ``mu`` at which the best posterior so far would be stationary
+        (``dG/dB / dG/dA``, a Newton-like step that the bisection backs up)."""
+        mus = [float(mu) for mu, _ in self._lines]
+        here = mus[edge]
+        new = []
+        if edge > 0:
+            below = mus[edge - 1]
+            new.append(here / 10 if below == 0 else float(np.sqrt(below * here)))
+        if edge + 1 < len(mus):
+            new.append(float(np.sqrt(here * mus[edge + 1])))
+        elif here > 0:
+            new.append(here * 10)
+        else:
+            new.append(FIRST_MUS[0])
+        slope_a, slope_b = self.slopes(best.q, [self.A, self.B])
+        if slope_a > 0 and 0 < slope_b < np.inf:
+            new.append(float(slope_b / slope_a))
+        known = {s.mu for s in self.solved}
+        return list(dict.fromkeys(mu for mu in new if mu not in known))
+
+
+def _corners(mu, c, lo, hi, pieces):
+    """The lower-left corners of ``pieces`` pieces of the edge ``a = c - mu b``,
+    ``b in [lo, hi]`` (rounded down): on the piece ``[b_(t+1), b_t]`` the least ``a`` is
+    at ``b_t``, the least ``b`` at ``b_(t+1)``. ``mu = 0`` is the ray ``a = c``, ``b >= lo``."""
+    if mu == 0:
+        return np.array([c]), np.array([lo])
+    b = np.linspace(hi, lo, pieces + 1)
+    b[0], b[-1] = hi, lo
+    a = nudge(c - nudge(mu * b[:-1], +1), -1)
+    return a, b[1:]
+
+
+def _down(x: Fraction) -> float:
+    return float(nudge(float(x), -1))
+
+
+def _up(x: Fraction) -> float:
+    return float(nudge(float(x), +1))
+
+
+def _envelope(lines):
+    """The lines ``a = c - mu b`` on the upper envelope as ``b`` falls, in order (``mu``
+    ascending), exactly."""
+    best: dict = {}
+    for mu, c in lines:
+        best[mu] = max(c, best.get(mu, c))
+    kept: list = []
+    for mu, c in sorted(best.items()):
+        while len(kept) >= 2 and _cross(kept[-1], (mu, c)) >= _cross(kept[-2], kept[-1]):
+            kept.pop()
+        kept.append((mu, c))
+    return kept
+
+
+def _cross(first, second):
+    """The ``b`` where two lines meet (the second, steeper, is above below it)."""
+    (m1, c1), (m2, c2) = first, second
+    return (c2 - c1) / (m2 - m1)
+
+
+def _edges(lines, b_lo):
+    """``(mu, c, lo, hi)`` per line of the envelope: the ``b`` range where it is the
+    boundary, cut at ``b >= b_lo`` (``hi`` of the first edge is its ``lo``: a ray)."""
+    edges = []
+    hi = None
+    for k, (mu, c) in enumerate(lines):
+        lo = _cross(lines[k], lines[k + 1]) if k + 1 < len(lines) else b_lo
+        lo = max(lo, b_lo)
+        top = lo if hi is None else hi
+        if hi is None or hi > b_lo:
+            edges.append((mu, c, lo, max(top, lo)))
+        hi = lo
+    return edges

@@ -1,0 +1,186 @@
+"""``Minimize(bound)``: a declared bound, checked on construction, solved by declaration."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from cvxpb.engine.declare.expressions import DeclarationError, as_expression
+from cvxpb.engine.declare.local import WeightSearch
+from cvxpb.engine.declare.pareto import FIRST_MUS, ParetoSearch, Values
+from cvxpb.engine.declare.terms import GibbsRisk
+from cvxpb.engine.result import Certificate, Result
+from cvxpb.validation import check_count, check_distribution, check_positive, real_array
+
+ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
+CCP_ROUNDS = 20  # rounds of the convex-concave procedure at most
+
+
+class Minimize:
+    """The least value of a declared bound over the posterior.
+
+    ``bound`` is built from posterior terms (:func:`cvxpb.gibbs_risk`,
+    :func:`cvxpb.tandem_risk`, :func:`cvxpb.disagreement`, :func:`cvxpb.KL`,
+    :func:`cvxpb.chi2`, :func:`cvxpb.renyi`) with the atoms of
+    :mod:`cvxpb.engine.declare.expressions`. It must be monotone in each term: increasing in
+    convex terms, decreasing in concave ones (a :class:`DeclarationError` says which
+    atom or term breaks it). With one or two terms the minimum is global and certified
+    (:mod:`cvxpb.engine.declare.pareto`); with more, :mod:`cvxpb.engine.declare.local` finds a local
+    one and says so (status ``"local"``). A quadratic form against its curvature, or
+    given as pairwise estimates, is accepted too: its convex minorant proves the lower
+    bound and the convex-concave procedure improves the posterior (status ``"local"``
+    where a gap remains).
+    """
+
+    def __init__(self, bound):
+        self.bound = as_expression(bound)
+        self.signs = _signs(self.bound)
+        posteriors = {id(t.posterior): t.posterior for t in self.signs}
+        if len(posteriors) > 1:
+            raise DeclarationError("every term of a bound must use the same Posterior")
+        self.posterior = next(iter(posteriors.values()), None)
+        self.terms = sorted(self.signs, key=lambda t: (t.divergence, t.name))
+
+    def value_at(self, q) -> float:
+        """The bound at the posterior ``q`` (weights over the voters), rounded up."""
+        q = check_distribution(real_array(q, "q"), self.posterior.size, "q")
+        return float(self.bound.evaluate(Values(q), +1))
+
+    def explain(self) -> str:
+        """Each term with its curvature and the direction the bound takes in it, the
+        verdict of the composition rule, and the method ``solve`` will use."""
+        lines = [f"minimize {self.bound!r}", "terms:"]
+        for term in self.terms:
+            sign = self.signs[term]
+            direction = "increasing" if sign > 0 else "decreasing"
+            lines.append(f"  {term.name}: {term.curvature} in q; the bound is {direction} in it")
+            minorant = term.minorant(sign)
+            if minorant is not None:
+                what = "pairwise estimates" if term.factor is None else "against its curvature"
+                lines.append(
+                    f"    a quadratic form ({what}): its convex minorant on the simplex (short "
+                    f"by at most {-minorant.lam:.3g} (1 - |q|^2)) proves the lower bound, and "
+                    "the convex-concave procedure (tangent majorants) improves the posterior"
+                )
+        lines.append(
+            "rule: monotone in each term, increasing in convex, decreasing in concave "
+            "(quadratic forms either way, through their convex minorant): OK"
+        )
+        lines.append(f"method: {self._method_note()}")
+        return "\n".join(lines)
+
+    def _method_note(self) -> str:
+        n = len(self.terms)
+        if n == 0:
+            return "none: the bound does not depend on the posterior"
+        if n == 1:
+            return "one convex program in q (its dual bound certifies the minimum)"
+        if n == 2:
+            return (
+                "Pareto branch and bound over mu in min A + mu B (a certified global "
+                "minimum; see cvxpb.engine.declare.pareto)"
+            )
+        return (
+            f"{n} terms: a local search over the weights of the scalarization; the status "
+            "is 'local' (the bound holds at the posterior returned; its lower bound is the "
+            "bound at the terms' separate minima; see cvxpb.engine.declare.local)"
+        )
+
+    def solve(self, tol: float = 1e-7, max_solves: int = 300, solver: str = "CLARABEL") -> Result:
+        """The certified minimum: ``status="optimal"`` when the upper bound (the bound
+        at the returned posterior, rounded outward) and the proven lower bound are
+        within ``tol`` (absolute), else ``"optimal_inaccurate"`` with the gap; ``"local"``
+        (a true bound at the posterior returned, not proven least) for three or more
+        terms, or where the convex minorant of a quadratic form (pairwise estimates, or
+        against its curvature) leaves a gap."""
+        check_positive(tol, "tol")
+        check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
+        n = len(self.terms)
+        if n == 0:
+            value = float(self.bound.evaluate(Values(), +1))
+            return _result(value, np.array([]), "optimal", 0.0, 0, value, [], None)
+        start = time.perf_counter()
+        best, lower, search = self._search(n, tol, max_solves, solver)
+        solves = len(search.solved)
+        relaxed = [t for t in self.terms if search.convex[t] is not None]
+        if relaxed and best.value - lower > tol:
+            best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver)
+            solves += more
+        gap = best.value - lower
+        if n == 2:  # the weight of the second term in min A + mu B
+            certificate = Certificate("mu", best.mu, None, lower, gap)
+        else:  # one convex program, or a search over several weights: no one parameter
+            certificate = Certificate(None, None, None, lower, gap)
+        local = n > 2 or relaxed
+        status = "optimal" if gap <= tol else "local" if local else "optimal_inaccurate"
+        seconds = time.perf_counter() - start
+        return _result(best.value, best.q, status, seconds, solves, lower, self.terms, certificate)
+
+    def _search(self, n, tol, max_solves, solver, replace=None):
+        """``(best, lower, search)``: the Pareto search (one or two terms) or the weight
+        search (more), through ``replace``'s majorants if given."""
+        kind = WeightSearch if n > 2 else ParetoSearch
+        search = kind(self.bound, self.terms, self.signs, solver, replace)
+        best, lower, _ = search.run_single() if n == 1 else search.run(tol, max_solves)
+        return best, lower, search
+
+    def _convex_concave(self, best, relaxed, n, tol, max_solves, solver):
+        """The convex-concave procedure from ``best``: each round replaces the
+        ``relaxed`` terms by their convex majorants touching them at the current
+        posterior (:class:`cvxpb.engine.declare.terms.TangentMajorant`) and solves that bound
+        globally; the true bound at its minimizer is at most the majorized one, which is
+        at most the current value. Rounds go on while the bound falls by more than
+        ``tol`` (at most ``CCP_ROUNDS``). Returns the best posterior and the programs."""
+        solves = 0
+        for _ in range(CCP_ROUNDS):
+            replace = {t: t.majorant(self.signs[t], best.q) for t in relaxed}
+            candidate, _, search = self._search(n, tol, max_solves, solver, replace)
+            solves += len(search.solved)
+            value = self.value_at(candidate.q)
+            if not value < best.value - tol:
+                break
+            best = dataclasses.replace(candidate, value=value)
+        return best, solves
+
+
+def _signs(bound) -> dict:
+    signs = {}
+    for term, found in bound.leaves().items():
+        if len(found) > 1:
+            raise DeclarationError(
+                f"the bound increases in {term!r} in one place and decreases in it in another; "
+                "it must be monotone in every posterior term"
+            )
+        sign = next(iter(found))
+        if term.curvature not in ALLOWED[sign] and term.minorant(sign) is None:
+            direction = "increasing" if sign > 0 else "decreasing"
+            need = "convex" if sign > 0 else "concave"
+            raise DeclarationError(
+                f"the bound is {direction} in {term!r}, which is {term.curvature}; a bound "
+                f"{direction} in a term needs it {need} (or affine, or a quadratic form)"
+            )
+        signs[term] = sign
+    return signs
+
+
+def _result(value, q, status, seconds, solves, lower, terms, certificate) -> Result:
+    """The declared engine's Result: each term's value at ``q`` by name; the Gibbs risk
+    and the divergence where the bound has that term (one divergence), else None."""
+    values = {t.name: t.value(q) for t in terms}
+    risks = [t for t in terms if isinstance(t, GibbsRisk)]
+    divergences = [t for t in terms if t.divergence]
+    return Result(
+        bound=value,
+        posterior=q,
+        status=status,
+        method="declared",
+        seconds=seconds,
+        iterations=solves,
+        empirical_risk=values[risks[0].name] if len(risks) == 1 else None,
+        divergence=values[divergences[0].name] if len(divergences) == 1 else None,
+        certificate=certificate,
+        message=f"{solves} scalarized programs; certified gap {value - lower:.3g}",
+        terms=values,
+    )

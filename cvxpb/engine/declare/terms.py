@@ -1,0 +1,448 @@
+"""The posterior and the terms a declared bound is built from.
+
+A term is a function of the posterior ``q`` on the simplex. Each one is an increasing
+``transform`` of a ``core`` whose curvature it declares (the transform is the
+identity but for the Renyi divergence, ``log(M) / (alpha - 1)`` of the convex moment
+``M``):
+
+* :func:`gibbs_risk` ``l @ q``, affine;
+* :func:`tandem_risk` ``q @ T @ q``, convex when ``T`` is positive semidefinite
+  (``T = E.T @ E / n`` for an error-indicator matrix ``E``);
+* :func:`disagreement` ``q @ D @ q``, concave for votes in {-1, +1}
+  (``D = (1 - K) / 2`` with ``K = V.T @ V / n``, and ``q @ 1 1^T @ q = 1``);
+* :func:`KL`, :func:`chi2` (``sum q^2 / p - 1``; the chi-squared bounds take it plus
+  one) and :func:`renyi` against the posterior's prior.
+
+Each gives its value rounded outward, its gradient, and its CVXPY expression; the
+divergences also minimize ``g @ q + mu * core(q)`` over the simplex in closed form
+with a lower bound from weak duality (:meth:`Divergence.linear_min`), which is what
+certifies the scalarized programs of :mod:`cvxpb.engine.declare.pareto`; they are written
+once, in :mod:`cvxpb.pac_bayes.divergences`, and :func:`divergence_term` takes any
+divergence object there, a user's own included.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from cvxpb.engine.declare.expressions import Expression
+from cvxpb.numerics.constants import check_order
+from cvxpb.numerics.summation import exact_sum
+from cvxpb.numerics.tolerances import EPS, PSD_TOLERANCE, nudge
+from cvxpb.pac_bayes.divergences import Chi2, Divergence, KLDivergence, Renyi, as_divergence
+from cvxpb.validation import check_distribution, real_array
+
+
+class Posterior:
+    """The posterior ``q`` over ``H`` voters (or classifiers), with its ``prior``.
+
+    ``Posterior(prior)`` takes a distribution over the H voters;
+    ``Posterior.uniform(H)`` the uniform one.
+    """
+
+    def __init__(self, prior):
+        prior = real_array(prior, "prior")
+        if prior.ndim != 1 or prior.size == 0:
+            raise ValueError(f"prior must be a non-empty 1-d array, got shape {prior.shape}")
+        self.prior = check_distribution(prior, prior.size, "prior")
+        self.size = prior.size
+
+    @classmethod
+    def uniform(cls, H: int) -> Posterior:
+        if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 1:
+            raise ValueError(f"H must be a positive integer, got {H!r}")
+        return cls(np.full(int(H), 1.0 / H))
+
+    def __repr__(self) -> str:
+        return f"Posterior(H={self.size})"
+
+
+class Term(Expression):
+    """A posterior term: a leaf of a declared bound."""
+
+    curvature = "affine"  # of the core: affine, convex, concave or indefinite
+    divergence = False
+    closed_form_min = False  # whether linear_min gives min g @ q + mu core(q) in closed form
+
+    def __init__(self, posterior: Posterior, name: str):
+        if not isinstance(posterior, Posterior):
+            raise ValueError(f"{name} needs a cvxpb Posterior, got {type(posterior).__name__}")
+        self.posterior = posterior
+        self.name = name
+
+    @property
+    def args(self):
+        return ()
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def transform(self, core, rounding: int = 0):
+        """The term's value from its core (increasing); the identity by default."""
+        return np.asarray(core, dtype=float)
+
+    def value(self, q, rounding: int = 0) -> float:
+        """The term at ``q``, rounded in the direction ``rounding``."""
+        return float(self.transform(self.core(q, rounding), rounding))
+
+    def evaluate(self, values, rounding: int):
+        return self.transform(values(self, rounding), rounding)
+
+    def minorant(self, sign: int):
+        """A convex term at most ``sign *`` this core on the simplex, where the core
+        itself is not known to be convex in that direction; ``None`` where it is."""
+        return None
+
+    def quadratic(self):
+        """``(S, b)`` with the core ``1/2 q @ S @ q + b @ q`` plus a constant, for the
+        Newton solver of :mod:`cvxpb.engine.declare.newton`; ``None`` if it is not quadratic."""
+        return None
+
+    def leaves(self):
+        return {self: {+1}}
+
+
+class GibbsRisk(Term):
+    curvature = "affine"
+
+    def __init__(self, posterior, risks, name="gibbs_risk"):
+        super().__init__(posterior, name)
+        self.risks = _vector(risks, posterior.size, "risks")
+
+    def core(self, q, rounding=0):
+        return float(nudge(exact_sum(self.risks * q), rounding))
+
+    def gradient(self, q):
+        return self.risks
+
+    def expr(self, q):
+        return self.risks @ q
+
+    def quadratic(self):
+        return np.zeros((self.risks.size, self.risks.size)), self.risks
+
+
+class QuadraticForm(Term):
+    """``q @ M @ q`` for a symmetric ``M`` with non-negative entries (pairwise rates)."""
+
+    def __init__(self, posterior, matrix, name):
+        super().__init__(posterior, name)
+        M = real_array(matrix, name)
+        H = posterior.size
+        if M.shape != (H, H):
+            raise ValueError(f"{name} needs an H x H matrix ({H} x {H}), got shape {M.shape}")
+        if np.any(~np.isfinite(M)) or np.any(M < 0) or np.any(M > 1):
+            raise ValueError(f"{name}'s matrix must hold rates in [0, 1]")
+        if not np.allclose(M, M.T, rtol=0, atol=1e-12):
+            raise ValueError(f"{name}'s matrix must be symmetric")
+        self.matrix = (M + M.T) / 2
+        self.curvature = self._curvature()
+
+    def _curvature(self) -> str:
+        raise NotImplementedError
+
+    factor = None  # F with q @ M @ q an affine function of |F q|^2, when known
+
+    def core(self, q, rounding=0):
+        return _quadratic(self.matrix, q, rounding)
+
+    def gradient(self, q):
+        return 2 * self.matrix @ q
+
+    def quadratic(self):
+        return 2 * self.matrix, np.zeros(self.matrix.shape[0])
+
+    def minorant(self, sign):
+        """For a matrix given as pairwise estimates (no factor), or a direction its
+        curvature does not fit (a concave form in an increasing bound): the convex
+        minorant of ``sign * q @ M @ q`` on the simplex, :class:`ShiftedQuadratic`."""
+        fits = self.curvature == ("convex" if sign > 0 else "concave")
+        if self.factor is not None and fits:
+            return None
+        cache = self.__dict__.setdefault("_minorants", {})
+        if sign not in cache:
+            cache[sign] = ShiftedQuadratic(self, sign)
+        return cache[sign]
+
+    def majorant(self, sign, at):
+        """The convex majorant of ``sign * q @ M @ q`` touching it at ``at``
+        (:class:`TangentMajorant`), for the convex-concave procedure."""
+        return TangentMajorant(self, sign, np.asarray(at, dtype=float))
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        convex = self.curvature == "convex"
+        return cp.quad_form(q, cp.psd_wrap(self.matrix) if convex else self.matrix)
+
+
+class TandemRisk(QuadraticForm):
+    def _curvature(self) -> str:
+        lowest, highest = _extreme_eigenvalues(self.matrix)
+        return "convex" if lowest >= -PSD_TOLERANCE * max(highest, 1.0) else "indefinite"
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        if self.factor is not None:  # E.T E / n: a sum of squares, exactly DCP
+            return cp.sum_squares(self.factor @ q)
+        return super().expr(q)
+
+
+class Disagreement(QuadraticForm):
+    def _curvature(self) -> str:
+        # concave on the simplex: -M is positive semidefinite on the plane sum q = 0
+        basis = _tangent_basis(self.matrix.shape[0])
+        lowest, highest = _extreme_eigenvalues(-basis.T @ self.matrix @ basis)
+        return "concave" if lowest >= -PSD_TOLERANCE * max(highest, 1.0) else "indefinite"
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        if self.factor is not None:  # 1 - sum_c |V_c q|^2 / n on the simplex
+            return 1 - cp.sum_squares(self.factor @ q)
+        return super().expr(q)
+
+
+class ConvexQuadratic(Term):
+    """``q @ matrix @ q + linear @ q + constant`` with a positive semidefinite
+    ``matrix``: the convex stand-in of a quadratic form (a minorant or a majorant)."""
+
+    curvature = "convex"
+
+    def core(self, q, rounding=0):
+        linear = exact_sum(self.linear * q)
+        margin = 4 * EPS * (np.abs(self.linear) @ np.abs(q) + abs(self.constant))
+        value = _quadratic(self.matrix, q, rounding) + linear + self.constant
+        return float(nudge(value + rounding * margin, rounding))
+
+    def gradient(self, q):
+        return 2 * self.matrix @ q + self.linear
+
+    def quadratic(self):
+        return 2 * self.matrix, self.linear
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        return cp.quad_form(q, cp.psd_wrap(self.matrix)) + self.linear @ q + self.constant
+
+
+class ShiftedQuadratic(ConvexQuadratic):
+    """A convex minorant of ``N(q) = sign * q @ M @ q`` on the simplex.
+
+    With ``P = I - 1 1^T / H`` and ``sum q = 1``, ``q = P q + 1 / H``, so
+    ``N(q) = (Pq) @ N @ (Pq) + l @ q + k`` with ``l = 2 P N 1 / H``, ``k = 1 N 1 / H^2``.
+    Let ``lam <= min(0, least eigenvalue of N on the plane sum q = 0)``. Then
+    ``Q = P (N - lam I) P`` is positive semidefinite and, as ``|Pq|^2 <= 1 - 1/H``,
+    ``N(q) = q @ Q @ q + lam |Pq|^2 + l @ q + k >= q @ Q @ q + l @ q + k + lam (1 - 1/H)``,
+    which is the minorant; it falls short by ``-lam (1 - |q|^2)``, nothing where ``N``
+    is convex on the simplex (``lam`` is then only the eigenvalue solver's error
+    margin) and little for pairwise estimates of a semidefinite matrix.
+    """
+
+    def __init__(self, form, sign):
+        super().__init__(form.posterior, f"minorant of {'-' if sign < 0 else ''}{form.name}")
+        H = form.matrix.shape[0]
+        N = sign * form.matrix
+        P = np.eye(H) - 1.0 / H
+        tangent = _tangent_basis(H)
+        eigenvalues = np.linalg.eigvalsh(tangent.T @ N @ tangent) if H > 1 else np.zeros(1)
+        error = 8 * H * EPS * max(float(np.max(np.abs(eigenvalues))), float(np.max(np.abs(N))))
+        self.lam = min(float(eigenvalues[0]), 0.0) - error
+        self.matrix = P @ (N - self.lam * np.eye(H)) @ P
+        self.matrix = (self.matrix + self.matrix.T) / 2
+        self.linear = 2 * P @ N.sum(axis=1) / H
+        self.constant = float(N.sum()) / H**2 + self.lam * (1 - 1 / H)
+
+
+class TangentMajorant(ConvexQuadratic):
+    """A convex majorant of ``N(q) = sign * q @ M @ q`` that touches it at ``at``: with
+    ``N = N+ + N-`` (the positive and negative parts of its eigendecomposition), the
+    concave ``q @ N- @ q`` is at most its tangent at ``at``, so
+    ``N(q) <= q @ N+ @ q + 2 (N- at) @ q - at @ N- @ at``. Minimizing a bound through
+    it never raises the bound: the step of the convex-concave procedure."""
+
+    def __init__(self, form, sign, at):
+        super().__init__(form.posterior, f"majorant of {'-' if sign < 0 else ''}{form.name}")
+        values, vectors = np.linalg.eigh(sign * form.matrix)
+        self.matrix = (vectors * np.maximum(values, 0.0)) @ vectors.T
+        self.matrix = (self.matrix + self.matrix.T) / 2
+        negative = (vectors * np.minimum(values, 0.0)) @ vectors.T
+        self.linear = 2 * negative @ at
+        self.constant = -float(at @ negative @ at)
+
+
+def _tangent_basis(H):
+    """An orthonormal basis of the plane ``sum q = 0`` (``H x (H - 1)``)."""
+    return np.linalg.qr(np.vstack([np.ones(H), np.eye(H)[:-1]]).T)[0][:, 1:]
+
+
+def _quadratic(M, q, rounding):
+    """``q @ M @ q`` rounded outward; for ``M`` with non-negative entries each entry of
+    ``M @ q`` is within ``H eps`` relative and the exact sum adds two more. With
+    negative entries the margin is on ``|q| @ |M| @ |q|``."""
+    inner = M @ q
+    value = exact_sum(q * inner)
+    size = value if np.all(M >= 0) else float(np.abs(q) @ np.abs(M) @ np.abs(q))
+    margin = (q.size + 4) * EPS * size
+    return float(nudge(value + rounding * margin, rounding))
+
+
+def gibbs_risk(q: Posterior, risks) -> GibbsRisk:
+    """``L(q) = risks @ q``: the Gibbs classifier's empirical risk (affine)."""
+    return GibbsRisk(q, risks)
+
+
+def tandem_risk(q: Posterior, errors=None, *, matrix=None) -> TandemRisk:
+    """``T(q) = q @ T_hat @ q``, the rate at which two voters drawn from ``q`` err
+    together. ``errors``: an ``n x H`` 0/1 matrix on one shared sample
+    (``T_hat = E.T @ E / n``, positive semidefinite); or ``matrix=T_hat`` directly, for
+    pairwise estimates on different samples (out-of-bag), which need not be
+    semidefinite: the solver then proves its lower bound with the term's convex
+    minorant (:class:`ShiftedQuadratic`) and reports the gap that leaves."""
+    if (errors is None) == (matrix is None):
+        raise ValueError("tandem_risk needs errors (n x H indicators) or matrix=, not both")
+    if matrix is not None:
+        return TandemRisk(q, matrix, "tandem_risk")
+    E = _indicators(errors, q.size, "errors", (0, 1))
+    term = TandemRisk(q, E.T @ E / E.shape[0], "tandem_risk")
+    term.factor = _compact(E / math.sqrt(E.shape[0]))
+    return term
+
+
+def disagreement(q: Posterior, votes=None, *, matrix=None) -> Disagreement:
+    """``d(q) = q @ D_hat @ q``, the expected disagreement of two voters drawn from
+    ``q``. ``votes``: an ``n x H`` matrix of the voters' outputs, class labels of any
+    kind (``D_hat`` the rate at which each pair disagrees; ``d = 1 - sum_c |V_c q|^2 / n``
+    with ``V_c`` the indicators of voting ``c``, so ``d`` is concave); or
+    ``matrix=D_hat`` (pairwise estimates, as for :func:`tandem_risk`)."""
+    if (votes is None) == (matrix is None):
+        raise ValueError("disagreement needs votes (n x H outputs) or matrix=, not both")
+    if matrix is not None:
+        return Disagreement(q, matrix, "disagreement")
+    V = _labels(votes, q.size, "votes")
+    n = V.shape[0]
+    indicators = np.vstack([(V == c).astype(float) for c in np.unique(V)]) / math.sqrt(n)
+    agreement = indicators.T @ indicators
+    term = Disagreement(q, np.clip(1 - agreement, 0.0, 1.0), "disagreement")
+    term.factor = _compact(indicators)
+    return term
+
+
+def _compact(F):
+    """A factor with ``|R q|^2 = |F q|^2`` and at most ``H`` rows (``R`` of ``F = Q R``),
+    for CVXPY programs of size ``H`` whatever ``n``."""
+    if F.shape[0] <= F.shape[1]:
+        return F
+    return np.linalg.qr(F, mode="r")
+
+
+class DivergenceTerm(Term):
+    """A divergence from the posterior's prior as a term: any
+    :class:`cvxpb.pac_bayes.divergences.Divergence` (ours or a user's), whose convex
+    core, transform, gradient, CVXPY expression and closed-form ``linear_min`` it takes."""
+
+    curvature = "convex"
+    divergence = True
+
+    def __init__(self, posterior, measure: Divergence):
+        if not isinstance(measure, Divergence):
+            raise ValueError(
+                f"a divergence term needs a cvxpb Divergence, got {type(measure).__name__}"
+            )
+        super().__init__(posterior, measure.term_name())
+        self.measure = measure
+
+    @property
+    def prior(self):
+        return self.posterior.prior
+
+    @property
+    def entropic(self) -> bool:
+        return self.measure.entropic
+
+    @property
+    def closed_form_min(self) -> bool:
+        """Whether the divergence has :meth:`linear_min`; without it the scalarized
+        programs are solved by CVXPY and certified by the Frank-Wolfe bound."""
+        return hasattr(self.measure, "linear_min")
+
+    def core(self, q, rounding=0):
+        return self.measure.core(q, self.prior, rounding)
+
+    def transform(self, core, rounding=0):
+        return self.measure.transform(core, rounding)
+
+    def gradient(self, q):
+        return self.measure.core_gradient(q, self.prior)
+
+    def expr(self, q):
+        return self.measure.expr(q, self.prior)
+
+    def linear_min(self, g, mu):
+        """``(q, lower)``: the minimizer of ``g @ q + mu core(q)`` over the simplex and a
+        lower bound on that minimum (weak duality), rounded down."""
+        return self.measure.linear_min(self.prior, g, mu)
+
+
+def divergence_term(q: Posterior, measure) -> DivergenceTerm:
+    """The divergence ``measure`` of ``q`` from its prior: a
+    :class:`~cvxpb.pac_bayes.divergences.Divergence` object (a user's own subclass
+    works as ours do) or a name with :func:`~cvxpb.pac_bayes.divergences.as_divergence`'s
+    vocabulary."""
+    return DivergenceTerm(q, as_divergence(measure))
+
+
+def KL(q: Posterior) -> DivergenceTerm:
+    """``KL(q || p)`` against the posterior's prior (convex)."""
+    return DivergenceTerm(q, KLDivergence())
+
+
+def chi2(q: Posterior) -> DivergenceTerm:
+    """The chi-squared divergence ``chi2(q || p) = sum_i q_i^2 / p_i - 1`` (an increasing
+    transform of a convex moment). The chi-squared bounds of Sahu & Hemachandra
+    (Theorem 1, alpha = 2) take ``chi2(q) + 1 = sum_i q_i^2 / p_i``."""
+    return DivergenceTerm(q, Chi2())
+
+
+def renyi(q: Posterior, alpha) -> DivergenceTerm:
+    """The Renyi divergence ``D_alpha(q || p) = log(sum q^alpha p^(1-alpha)) / (alpha - 1)``,
+    ``alpha > 1``: an increasing transform of a convex moment."""
+    return DivergenceTerm(q, Renyi(check_order(alpha)))
+
+
+def _vector(values, size, name):
+    values = real_array(values, name)
+    if values.shape != (size,):
+        raise ValueError(f"{name} must have one entry per voter ({size}), got shape {values.shape}")
+    if np.any(~np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
+        raise ValueError(f"{name} must lie in [0, 1]")
+    return values
+
+
+def _indicators(values, size, name, allowed):
+    M = real_array(values, name)
+    if M.ndim != 2 or M.shape[1] != size or M.shape[0] == 0:
+        raise ValueError(f"{name} must be an n x H matrix with H = {size}, got shape {M.shape}")
+    if not np.all(np.isin(M, allowed)):
+        raise ValueError(f"{name} must hold only {allowed[0]} and {allowed[1]}")
+    return M
+
+
+def _labels(values, size, name):
+    V = np.asarray(values)
+    if V.ndim != 2 or V.shape[1] != size or V.shape[0] == 0:
+        raise ValueError(f"{name} must be an n x H matrix with H = {size}, got shape {V.shape}")
+    if V.dtype.kind == "f" and not np.all(np.isfinite(V)):
+        raise ValueError(f"{name} must hold class labels, got non-finite values")
+    return V
+
+
+def _extreme_eigenvalues(M):
+    if M.size == 0:  # one voter: no direction within the simplex
+        return 0.0, 0.0
+    eigenvalues = np.linalg.eigvalsh(M)
+    return float(eigenvalues[0]), float(eigenvalues[-1])

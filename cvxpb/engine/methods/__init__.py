@@ -1,0 +1,81 @@
+"""Methods of solution, one module each, in one registry.
+
+``METHODS`` maps a name to its ``solve``, in the order :meth:`cvxpb.BoundProblem.compare`
+lists them; :func:`applicable` keeps those whose module ``supports`` a problem (a module
+with no ``supports`` applies to every problem), as CVXPY's solving chain keeps the
+solvers that accept a problem. This is the only list of the methods' names.
+
+A method's module is imported the first time it is looked up, so ``exact`` runs
+without loading CVXPY (which ``cvx`` and ``ccp`` need, and which takes 0.6 s).
+"""
+
+from collections.abc import Mapping
+from importlib import import_module
+from inspect import Parameter, signature
+
+_MODULES = {
+    "exact": "exact",
+    "cvx": "cvx",
+    "closed_form": "closed_form",
+    "ccp": "ccp_bounds",
+    "fixed_point": "fixed_point",
+    "nlp": "nlp",
+    "declared": "declared",
+}
+
+
+class _Methods(Mapping):
+    """``name -> solve``, importing each method's module on first use."""
+
+    def __getitem__(self, name):
+        if name not in _MODULES:
+            raise KeyError(name)
+        return _module(name).solve
+
+    def __iter__(self):
+        return iter(_MODULES)
+
+    def __len__(self):
+        return len(_MODULES)
+
+    def __repr__(self):
+        return f"METHODS{tuple(_MODULES)}"
+
+
+METHODS = _Methods()
+
+
+def _module(name: str):
+    return import_module(f"cvxpb.engine.methods.{_MODULES[name]}")
+
+
+def applicable(problem) -> list[str]:
+    """The names of the methods that can solve ``problem``, in registry order (the others
+    raise a ValueError saying why)."""
+    return [name for name in _MODULES if getattr(_module(name), "supports", _always)(problem)]
+
+
+def _always(problem) -> bool:
+    return True
+
+
+def method_options(method: str) -> set | None:
+    """The keyword options ``method`` takes, or None where they go on to a solver
+    library unchecked (``cvx``: CVXPY passes them to Clarabel, ECOS or SCS)."""
+    if method == "cvx":
+        return None
+    names = _keywords(METHODS[method])
+    if method == "ccp":  # its options go on to the CCP driver
+        from cvxpb.engine.methods import ccp
+
+        names |= _keywords(ccp.solve) - {"initial", "sampler"}
+    return names
+
+
+def _keywords(function) -> set:
+    kinds = (Parameter.POSITIONAL_OR_KEYWORD, Parameter.KEYWORD_ONLY)
+    parameters = signature(function).parameters
+    return {name for name, p in parameters.items() if p.kind in kinds} - {"problem"}
+
+
+__all__ = ["METHODS", "applicable", "method_options"]

@@ -1,0 +1,365 @@
+"""``method="exact"``: the global minimum by branch and bound along a one-parameter family.
+
+Every optimal posterior lies on the family of :mod:`cvxpb.pac_bayes.families`. On an
+interval ``[a, b]`` of its parameter, ``L`` and the divergence are monotone, so
+``g >= g(L(a), D(b))`` (chi-squared; ``g(L(b), KL(a))`` for Gibbs) with ``g`` the
+bound, increasing in both; for chi-squared and KL the tangents of the convex
+frontier the families trace give a second-order bound as well (``frontier_pairs`` in
+:mod:`cvxpb.pac_bayes.families`). Intervals whose lower bound exceeds the best value
+found are discarded, the rest are split, until the lower and upper bounds meet
+within ``tol``. The discarded intervals' lower bounds give the certificate.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+from cvxpb.engine.result import Certificate
+from cvxpb.pac_bayes.families import (
+    V_MAX,
+    initial_grid,
+    scaled_parameter,
+    segment_of,
+)
+from cvxpb.validation import check_count, check_positive
+
+SPLIT = 3  # pieces an open interval is cut into each round
+FRONTIER_CHUNK = 4096  # intervals whose frontier pairs are built at once
+MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, "max_rounds"
+
+
+def supports(problem) -> bool:
+    """The exact method searches the divergence's one-parameter family; a divergence
+    without one (a user's, say) is left to the declared engine."""
+    return problem.divergence_function.has_family
+
+
+def family_of(problem, support=None):
+    """The family that holds ``problem``'s optimal posteriors; with
+    ``support`` (indices), those of the posteriors that vanish off it. The prior is then
+    restricted, not renormalized, so the family's divergence is still against ``P``."""
+    risks, prior = problem.risks, problem.prior
+    if support is not None:
+        risks, prior = risks[support], prior[support]
+    return problem.divergence_function.family(risks, prior)
+
+
+class _Search:
+    """Branch and bound over ``v in [-V_MAX, V_MAX]`` for ``min g(L(x), div(x))``.
+
+    ``evaluate(x)``, if given, is the bound at the family's posterior computed from
+    the posterior itself: every new incumbent is re-evaluated by it, so a value the
+    cumulative statistics got wrong never becomes the incumbent. Intervals close when
+    their lower bound reaches ``best - tol/2``; the other half of ``tol`` is left for
+    the rounding of the reported bound.
+    """
+
+    def __init__(self, family, bound, tol, evaluate=None):
+        self.family, self.bound, self.tol = family, bound, tol
+        self.evaluate = evaluate
+        x = family.grid() if hasattr(family, "grid") else initial_grid(family.breaks())
+        L, div = family.stats(x)
+        self.best_value, self.best_x = np.inf, -V_MAX
+        self._update(x, bound(L, div))
+        self.a = (x[:-1], L[:-1], div[:-1])
+        self.b = (x[1:], L[1:], div[1:])
+        self.closed_lower = np.inf
+        self.unsplittable_lower = np.inf
+        self.rounds = 0
+
+    def _update(self, x, values):
+        values = np.where(np.isnan(values), np.inf, values)
+        i = int(np.argmin(values))
+        if values[i] >= self.best_value:
+            return
+        value = float(values[i]) if self.evaluate is None else self.evaluate(float(x[i]))
+        if value < self.best_value:
+            self.best_value, self.best_x = value, float(x[i])
+
+    def _lower_pair(self, a, b):
+        """``(L, div)`` at which ``g`` bounds the interval from below (monotonicity),
+        moved down by the statistics' rounding error."""
+        L, div = (a[1], b[2]) if self.family.L_increasing else (b[1], a[2])
+        return self.family.lower_terms(b[0], L, div)
+
+    def _closes(self, a, b, threshold):
+        """Whether each interval's lower bound reaches ``threshold``: the monotone pair,
+        or (families on a convex frontier) every cell of the frontier pairs."""
+        closed = self.bound.at_least(*self._lower_pair(a, b), threshold)
+        rest = np.flatnonzero(~closed)
+        if getattr(self.family, "frontier_pairs", None) and rest.size:
+            closed[rest] = self._frontier(
+                a, b, rest, lambda L, K: np.all(self.bound.at_least(L, K, threshold), axis=1)
+            )
+        return closed
+
+    def _frontier(self, a, b, which, reduce):
+        """``reduce(L, K)`` of the frontier pairs of the intervals ``which``, in chunks
+        of ``FRONTIER_CHUNK`` intervals so that memory stays bounded."""
+        parts = []
+        for start in range(0, which.size, FRONTIER_CHUNK):
+            i = which[start : start + FRONTIER_CHUNK]
+            parts.append(reduce(*self.family.frontier_pairs([v[i] for v in a], [v[i] for v in b])))
+        return np.concatenate(parts)
+
+    def run(self, max_rounds):
+        a, b = self.a, self.b
+        while True:
+            mid_x = 0.5 * (a[0] + b[0])
+            splittable = (mid_x > a[0]) & (mid_x < b[0])
+            closed = self._closes(a, b, self.best_value - self.tol / 2)
+            keep = ~closed & splittable
+            self.closed_lower = min(self.closed_lower, self._lower(a, b, closed))
+            self.unsplittable_lower = min(
+                self.unsplittable_lower, self._stuck_lower(a, b, ~closed & ~splittable)
+            )
+            too_many = keep.sum() > max(MAX_OPEN, 2 * self.a[0].size)
+            if not np.any(keep) or self.rounds >= max_rounds or too_many:
+                self.open_lower = self._lower(a, b, keep)
+                self.width = float(np.min(b[0] - a[0]))
+                return
+            self.rounds += 1
+            a, b = self._split([v[keep] for v in a], [v[keep] for v in b])
+
+    def _split(self, a, b):
+        """Cut each interval into SPLIT equal pieces; evaluate the new points."""
+        fractions = np.arange(1, SPLIT) / SPLIT
+        inner = (a[0][:, None] + fractions * (b[0] - a[0])[:, None]).ravel()
+        L, div = self.family.stats(inner)
+        better = ~self.bound.at_least(L, div, self.best_value)  # only these can improve
+        if np.any(better):
+            self._update(inner[better], self.bound(L[better], div[better]))
+        shape = (a[0].size, SPLIT - 1)
+        nodes = [
+            np.concatenate([ea[:, None], v.reshape(shape), eb[:, None]], axis=1)
+            for ea, v, eb in zip(a, (inner, L, div), b, strict=True)
+        ]
+        return [n[:, :-1].ravel() for n in nodes], [n[:, 1:].ravel() for n in nodes]
+
+    def _lower(self, a, b, which):
+        """The least lower bound of the intervals ``which``; one that cannot be computed
+        (NaN) counts as 0, below which no bound lies."""
+        if not np.any(which):
+            return np.inf
+        a, b = [v[which] for v in a], [v[which] for v in b]
+        values = self.bound(*self._lower_pair(a, b), rounding=-1)
+        values = np.where(np.isnan(values), 0.0, values)
+        low = np.flatnonzero(values < self.best_value - self.tol / 2)  # closed by the frontier
+        if getattr(self.family, "frontier_pairs", None) and low.size:
+
+            def least(L, K):
+                frontier = self.bound(L, K, rounding=-1)
+                return np.min(np.where(np.isnan(frontier), 0.0, frontier), axis=1)
+
+            values[low] = np.maximum(values[low], self._frontier(a, b, low, least))
+        return float(np.min(values))
+
+    def _stuck_lower(self, a, b, which):
+        """Lower bounds of intervals one float step wide. Where one holds a breakpoint
+        ``d_k`` the family changes within it faster than floats resolve (a new classifier
+        enters with weight ``(t - d_k)^e``), and the monotone bound ``g(L(a), D(b))`` is
+        loose: there the part above ``d_k`` is searched in ``u = log(t - d_k)``."""
+        if not np.any(which) or not hasattr(self.family, "stats_segment"):
+            return self._lower(a, b, which)
+        lower = np.inf
+        for i in np.flatnonzero(which):
+            ends = [np.array([v[i]]) for v in a], [np.array([v[i]]) for v in b]
+            at_break = _breakpoint_pieces(self.family, a[0][i], b[0][i])
+            if at_break is None:
+                lower = min(lower, self._lower(*ends, np.array([True])))
+                continue
+            k, s_lo, s_hi, below = at_break
+            if below:  # [t_a, d_k] on segment k - 1: monotone, L from a, D at d_k
+                L0, D0 = self.family.stats_segment(np.array([k]), np.array([0.0]))
+                L, D = self.family.lower_terms(b[0][i], a[1][i : i + 1], D0)
+                lower = min(lower, float(self.bound(L, D, rounding=-1)[0]))
+            sub = _Search(_Segment(self.family, k, s_lo, s_hi), self.bound, self.tol)
+            sub.run(MAX_SUB_ROUNDS)
+            lower = min(lower, sub.lower_bound)
+        return lower
+
+    def polish(self):
+        """Refine the incumbent by bounded Brent search within one final interval of it."""
+        lo, hi = max(self.best_x - self.width, -V_MAX), min(self.best_x + self.width, V_MAX)
+        if hi <= lo:
+            return
+
+        def objective(x):
+            return float(self.bound(*self.family.stats(x))[0])
+
+        res = minimize_scalar(
+            objective, bounds=(lo, hi), method="bounded", options={"xatol": 1e-15}
+        )
+        self._update(np.array([res.x]), np.array([res.fun]))
+
+    @property
+    def lower_bound(self) -> float:
+        """The least lower bound of every interval: closed, open or unsplittable."""
+        return min(self.closed_lower, self.open_lower, self.unsplittable_lower)
+
+
+MAX_SUB_ROUNDS = 60
+
+
+def _breakpoint_pieces(family, v_a, v_b):
+    """``(k, s_lo, s_hi, below)`` if ``[t(v_a), t(v_b)]`` holds or starts at a breakpoint
+    ``d_k`` (``s = t - d_k`` from ``s_lo`` to ``s_hi``; ``below``: the interval starts
+    under ``d_k``), else None."""
+    if family.breaks() is None:
+        return None
+    t_a, t_b = (
+        float(scaled_parameter(v_a, family.scale)),
+        float(scaled_parameter(v_b, family.scale)),
+    )
+    if not (np.isfinite(t_b) and t_b > 0):
+        return None
+    k = int(segment_of(family.d, np.array([t_b]))[0])
+    if k == 0 or family.d[k] < t_a * (1 - 1e-9):
+        return None
+    return k, max(t_a - family.d[k], 0.0), t_b - family.d[k], t_a < family.d[k]
+
+
+class _Segment:
+    """The family on segment ``k`` for ``s = t - d_k`` in ``[s_lo, s_hi]``, searched in
+    ``u = log s`` (``u = -V_MAX`` is ``s = 0``); the ends are rounded outward."""
+
+    L_increasing = True
+
+    def __init__(self, family, k, s_lo, s_hi):
+        self.family, self.k = family, k
+        self.u_lo = np.nextafter(np.log(s_lo), -np.inf) if s_lo > 0 else -V_MAX
+        self.u_hi = np.nextafter(np.log(s_hi), np.inf)
+
+    def breaks(self):
+        return None
+
+    def grid(self):
+        inner = np.linspace(max(self.u_lo, self.u_hi - 80), self.u_hi, 257)
+        return np.unique(np.concatenate([[self.u_lo], inner]))
+
+    def stats(self, u):
+        s = np.exp(np.atleast_1d(np.asarray(u, dtype=float)))
+        return self.family.stats_segment(np.full(s.shape, self.k), s)
+
+    def lower_terms(self, u, L, div):
+        return self.family.lower_terms(u, L, div)
+
+
+def _neighbours(family, bound, x_best):
+    """The objective at the ends of the segment holding ``x_best`` and its neighbours."""
+    breaks = family.breaks()
+    if breaks is None:
+        return {}
+    k = int(np.searchsorted(breaks, x_best, side="left"))
+    idx = [i for i in range(k - 2, k + 2) if 0 <= i < breaks.size]
+    xs = breaks[idx]
+    L, D = family.stats(xs)
+    nus = family.nu(xs)
+    return {float(nu): float(v) for nu, v in zip(nus, bound(L, D), strict=True)}
+
+
+def _segment(family, x_best):
+    if family.breaks() is None:
+        return None
+    nu = float(family.nu(x_best))
+    values = family.u1 + family.d
+    k = int(np.searchsorted(values, nu, side="left"))
+    right = float(values[k]) if k < values.size else float("inf")
+    return (float(values[max(k - 1, 0)]), right)
+
+
+def _evaluator(problem, family, support=None):
+    """``x -> g`` at the family's posterior, from the posterior's own exact sums."""
+
+    def evaluate(x):
+        posterior = family.posterior(x)
+        if support is not None:
+            full = np.zeros(problem.H)
+            full[support] = posterior
+            posterior = full
+        return float(problem.bound_function(*problem.terms(posterior)))
+
+    return evaluate
+
+
+def _searched(family, bound, tol, evaluate, max_rounds) -> _Search:
+    """The branch and bound, trusting the family's statistics; then the incumbent is
+    evaluated from its posterior's own exact sums (O(H)). Where the statistics were off
+    there by more than ``tol / 4`` (priors near 0 can do that), the search runs again
+    and checks every new incumbent that way (O(H) each, so only then)."""
+    search = _Search(family, bound, tol)
+    search.run(max_rounds)
+    search.polish()
+    if not abs(evaluate(search.best_x) - search.best_value) <= tol / 4:
+        search = _Search(family, bound, tol, evaluate)
+        search.run(max_rounds)
+        search.polish()
+    return search
+
+
+def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
+    """Globally minimize ``problem``'s bound; returns a :class:`~cvxpb.engine.result.Result`.
+
+    ``status`` is ``"optimal"`` when the certificate's gap (reported bound minus the
+    proven lower bound on the minimum) is at most ``tol``; ``"optimal_inaccurate"``
+    when every interval closed but rounding left a larger gap; ``"max_rounds"`` when
+    the search stopped with intervals still open. ``tol`` is absolute, on the bound.
+    """
+    if not supports(problem):
+        raise ValueError(
+            f'method="exact" searches the divergence\'s family of posteriors; '
+            f"{type(problem.divergence_function).__name__} has none: use "
+            'method="declared"'
+        )
+    check_positive(tol, "tol")
+    check_count(max_rounds, "max_rounds", 0)
+    start = time.perf_counter()
+    family = family_of(problem)
+    search = _searched(family, problem.bound_function, tol, _evaluator(problem, family), max_rounds)
+    posterior = family.posterior(search.best_x)
+    seconds = time.perf_counter() - start
+    result = problem.result_from_posterior(
+        posterior,
+        method="exact",
+        status="max_rounds",
+        seconds=seconds,
+        iterations=search.rounds,
+    )
+    L, div = problem.terms(result.posterior)  # the bound's arguments
+    lower_bound = min(search.lower_bound, 1.0)  # the reported bound is clipped at 1 too
+    gap = result.bound - lower_bound
+    if search.open_lower < np.inf:
+        status = "max_rounds"
+    else:
+        status = "optimal" if gap <= tol else "optimal_inaccurate"
+    certificate = Certificate(
+        parameter=family.parameter,
+        value=float(
+            family.nu(search.best_x) if family.parameter == "nu" else family.beta(search.best_x)
+        ),
+        segment=_segment(family, search.best_x),
+        lower_bound=lower_bound,
+        gap=gap,
+        neighbours=_neighbours(family, problem.bound_function, search.best_x),
+        grid_value=problem.bound_function.best_grid_value(L, div),
+    )
+    message = f"branch and bound: {search.rounds} rounds, certified gap {gap:.3g} (tol={tol:g})"
+    return problem.replace_result(result, certificate=certificate, status=status, message=message)
+
+
+def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 200):
+    """``(bound, posterior)``: the bound minimized over posteriors that vanish off
+    ``support`` (indices with prior mass), by the same branch and bound; the bound is
+    :meth:`~cvxpb.BoundProblem.evaluate` of the posterior (rounded outward)."""
+    support = np.asarray(support, dtype=int)
+    if support.size == 0 or np.any(problem.prior[support] <= 0):
+        raise ValueError("support must be a non-empty set of classifiers with prior mass")
+    family = family_of(problem, support)
+    evaluate = _evaluator(problem, family, support)
+    search = _searched(family, problem.bound_function, tol, evaluate, max_rounds)
+    posterior = np.zeros(problem.H)
+    posterior[support] = family.posterior(search.best_x)
+    return problem.evaluate(posterior), posterior

@@ -1,0 +1,319 @@
+"""``BoundProblem``: declare a PAC-Bayes bound over a finite classifier set, then solve it."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from cvxpb.engine.result import Result
+from cvxpb.numerics.constants import CONSTANTS, check_sample_size
+from cvxpb.numerics.summation import exact_sum
+from cvxpb.numerics.tolerances import nudge
+from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
+from cvxpb.pac_bayes.divergences import Renyi
+from cvxpb.validation import (
+    PRIOR_SUM_TOLERANCE,
+    check_choice,
+    check_delta,
+    check_distribution,
+    check_options,
+    check_risks,
+)
+
+SOLVER_METHODS = ("cvx", "ccp", "nlp")  # the methods that call a solver library
+
+
+class BoundProblem:
+    """Minimize a PAC-Bayes bound over posteriors ``q`` on ``H`` classifiers.
+
+    Parameters
+    ----------
+    risks : array_like of shape (H,)
+        Empirical risks in [0, 1], measured on ``m`` examples.
+    m : int
+        Sample size (an integer >= 1).
+    delta : float in (0, 1), default=0.05
+        The bound holds with probability at least ``1 - delta``.
+    distance : {"linear", "sq", "kl", "catoni"}, default="kl"
+        ``catoni`` only with ``divergence="kl"``; see :mod:`cvxpb.pac_bayes.bounds`.
+    divergence : {"chi2", "renyi", "kl"}, default="chi2"
+        ``renyi`` is Theorem 1 of Sahu & Hemachandra (after Begin et al., 2016) for
+        any order ``alpha > 1``; the divergence reported is then ``D_alpha``.
+    prior : array_like of shape (H,), optional
+        Prior weights (non-negative, summing to 1); ``None`` is uniform.
+    constants : {"exact", "paper"}, default="exact"
+        Route for the chi-squared bounds' constant ``I_phi(m, 2)``.
+    grid : array_like, optional
+        Grid of ``lam`` (KL linear) or ``C`` (Catoni), union-bounded.
+    alpha : float > 1, optional
+        Renyi order (``divergence="renyi"`` only; chi2 is ``alpha = 2``).
+
+    Examples
+    --------
+    >>> import numpy as np, cvxpb as pb
+    >>> prob = pb.BoundProblem([0.1, 0.12, 0.3], m=500, delta=0.05, distance="sq")
+    >>> res = prob.solve()
+    >>> res.status, round(res.bound, 4)
+    ('optimal', 0.1773)
+    """
+
+    def __init__(
+        self,
+        risks,
+        m,
+        delta=0.05,
+        distance="kl",
+        divergence="chi2",
+        prior=None,
+        constants="exact",
+        grid=None,
+        alpha=None,
+    ):
+        self.risks = check_risks(risks)
+        self.m = check_sample_size(m)
+        self.delta = check_delta(delta)
+        if isinstance(divergence, str):  # the user's words; objects are checked by Bound
+            check_choice(divergence, "divergence", DISTANCES_BY_DIVERGENCE)
+            if isinstance(distance, str):
+                check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
+        self.constants = check_choice(constants, "constants", CONSTANTS)
+        size = self.risks.size
+        self.prior = (
+            np.full(size, 1.0 / size)
+            if prior is None
+            else check_distribution(prior, size, "prior") / exact_sum(prior)
+        )
+        self.bound_function = Bound(
+            distance, divergence, self.m, self.delta, constants, grid, alpha
+        )
+        self.alpha = self.bound_function.alpha
+        self.divergence_function = self.bound_function.measure  # the objects of the words
+        self.distance_function = self.bound_function.metric
+        self.divergence = self.divergence_function.name
+        self.distance = self.distance_function.name
+
+    @property
+    def H(self) -> int:
+        return self.risks.size
+
+    def __repr__(self):
+        return (
+            f"BoundProblem(H={self.H}, m={self.m}, delta={self.delta}, "
+            f"distance={self.distance!r}, divergence={self.divergence!r}"
+            + (f", alpha={self.alpha:g}" if isinstance(self.divergence_function, Renyi) else "")
+            + f", constants={self.constants!r})"
+        )
+
+    # -- evaluation --------------------------------------------------------
+
+    def project(self, q) -> np.ndarray:
+        """``q`` checked to be within 1e-9 of the simplex, clipped and renormalized."""
+        q = np.asarray(q, dtype=float)
+        if q.shape != (self.H,):
+            raise ValueError(f"q must have length {self.H}, got shape {q.shape}")
+        if np.any(~np.isfinite(q)) or np.any(q < -PRIOR_SUM_TOLERANCE):
+            raise ValueError("q must be finite and non-negative (within 1e-9)")
+        q = np.clip(q, 0.0, None)
+        total = exact_sum(q[q > 0])  # over the support: a chi2 posterior's is small
+        if abs(total - 1) > 1e-6:
+            raise ValueError(f"q must sum to 1 (within 1e-6), sums to {total!r}")
+        if np.any((q > 0) & (self.prior == 0)):
+            raise ValueError("q puts mass where the prior is zero: the divergence is infinite")
+        return q / total
+
+    def terms(self, q) -> tuple[float, float]:
+        """``(L, div)`` at ``q``: exactly summed, ``q`` read as ``q / sum(q)``."""
+        return self._projected_terms(self.project(q))
+
+    def _projected_terms(self, q) -> tuple[float, float]:
+        on = np.flatnonzero(q)
+        total = exact_sum(q[on])
+        L = min(exact_sum(q[on] * self.risks[on]) / total, 1.0)
+        div = self.divergence_function.value(q / total, self.prior)
+        return L, div
+
+    def _rounded_bound(self, q, L, div) -> float:
+        """The bound with ``L`` and ``div`` rounded up first, then every operation;
+        ``div`` also carries its divergence's own rounding error (KL and Renyi sums have
+        terms of both signs)."""
+        div = max(div, 0.0) + self.divergence_function.rounding_error(q, self.prior)
+        L, div = min(float(nudge(L, +1)), 1.0), float(nudge(div, +1))
+        return float(self.bound_function(L, div, rounding=+1))
+
+    def evaluate(self, q) -> float:
+        """The bound at posterior ``q``, rounded outward (a valid upper bound) and at
+        most 1, since the true risk is; :meth:`evaluate_unclipped` keeps larger values."""
+        return min(self.evaluate_unclipped(q), 1.0)
+
+    def evaluate_unclipped(self, q) -> float:
+        """The bound's formula at ``q``, rounded outward, even where it exceeds 1."""
+        q = self.project(q)
+        return self._rounded_bound(q, *self._projected_terms(q))
+
+    def raw_terms(self, q) -> tuple[float, float]:
+        """``(L, div)`` at any non-negative ``q``, unnormalized and unchecked (for solvers)."""
+        q = np.clip(np.asarray(q, dtype=float), 0.0, None)
+        return float(q @ self.risks), self.divergence_function.value(q, self.prior)
+
+    def _partials(self, L: float, div: float, step: float = 1e-6) -> tuple[float, float]:
+        """``dg/dL`` and ``dg/ddiv`` of the bound ``g(L, div)`` by central differences."""
+        g = self.bound_function
+        lo, hi = max(L - step, 0.0), min(L + step, 1.0)
+        d_L = float(g(hi, div) - g(lo, div)) / (hi - lo)
+        h = step * max(abs(div), 1e-6)
+        d_div = float(g(L, div + h) - g(L, max(div - h, 0.0))) / (div + h - max(div - h, 0.0))
+        return d_L, d_div
+
+    def gradient(self, q) -> np.ndarray:
+        """The gradient of the bound at ``q`` (not projected): ``g_L l + g_div grad div``.
+
+        Entries where the prior is zero are ``+inf`` (the divergence forbids them);
+        KL's ``log q`` is taken at ``max(q, 1e-300)``.
+        """
+        q = np.clip(np.asarray(q, dtype=float), 0.0, None)
+        d_L, d_div = self._partials(*self.raw_terms(q))
+        on = self.prior > 0
+        grad = np.full(self.H, np.inf)
+        safe = np.maximum(q[on], 1e-300)
+        grad[on] = d_L * self.risks[on] + d_div * self.divergence_function.gradient(
+            safe, self.prior[on]
+        )
+        return grad
+
+    def kkt_residual(self, q) -> float:
+        """The natural residual of the bound's KKT system on the simplex at ``q``.
+
+        With ``g`` the gradient and ``mu = sum q_i g_i``: ``max_i |min(q_i, g_i - mu)|``,
+        zero exactly at a KKT point (``g_i = mu`` where ``q_i > 0``, ``g_i >= mu``
+        where ``q_i = 0``) and, unlike a support threshold, small where an interior
+        point solver leaves tiny weights.
+        """
+        q = self.project(q)
+        g = self.gradient(q)
+        usable = self.prior > 0
+        mu = float(q[usable] @ g[usable])
+        return float(np.max(np.abs(np.minimum(q[usable], g[usable] - mu))))
+
+    def declaration(self):
+        """The bound as a declared expression over a :class:`cvxpb.Posterior` with this
+        prior (:mod:`cvxpb.engine.declare`), which ``solve(method="declared")`` minimizes."""
+        from cvxpb.engine.declare import expressions as ex
+        from cvxpb.engine.declare import terms
+
+        q = terms.Posterior(self.prior)
+        divergence = terms.DivergenceTerm(q, self.divergence_function)
+        argument = self.divergence_function.bound_argument(divergence)
+        return ex.pac_bayes(self.bound_function, terms.gibbs_risk(q, self.risks), argument)
+
+    # -- solving -----------------------------------------------------------
+
+    def solve(
+        self, method: str = "exact", *, solver: str | None = None, verbose: bool = False, **options
+    ) -> Result:
+        """Minimize the bound by ``method``; see :data:`cvxpb.engine.methods.METHODS`.
+
+        ``solver`` names the solver library's solver for the methods that call one
+        (:data:`SOLVER_METHODS`): ``cvx`` and ``ccp`` take CLARABEL, ECOS or SCS,
+        ``nlp`` SLSQP or trust-constr. ``verbose=True`` prints that solver's log, and
+        for every method a closing line (status, bound, iterations, time).
+        ``options`` are the method's own (``help(cvxpb.engine.methods.<method>.solve)``); an
+        unknown one, or a value out of range, is a ValueError before any work.
+        """
+        from cvxpb.engine.methods import METHODS, method_options
+
+        check_choice(method, "method", METHODS)
+        if method in SOLVER_METHODS:
+            options["verbose"] = bool(verbose)
+            if solver is not None and method == "ccp":
+                from cvxpb.engine.methods.cvx import SOLVERS
+
+                options["solvers"] = (check_choice(solver, "solver", SOLVERS),)
+            elif solver is not None:
+                options["solver"] = solver
+        elif solver is not None:
+            raise ValueError(
+                f"method {method!r} calls no solver library; solver= applies to "
+                f"{', '.join(SOLVER_METHODS)}"
+            )
+        allowed = method_options(method)
+        if allowed is not None:
+            check_options(options, allowed, method)
+        result = METHODS[method](self, **options)
+        if verbose:
+            print(result.summary())
+        return result
+
+    def result_from_posterior(self, posterior, **fields) -> Result:
+        """A Result whose bound is re-evaluated from ``posterior`` (projected), with the
+        value of each term of the bound: the Gibbs risk and the divergence (by its own
+        definition: chi-squared is ``sum q^2/p - 1``)."""
+        q = self.project(posterior)
+        L, div = self._projected_terms(q)
+        unclipped = self._rounded_bound(q, L, div)
+        divergence = self.divergence_function.reported(div)
+        return Result(
+            bound=min(unclipped, 1.0),
+            posterior=q,
+            empirical_risk=L,
+            divergence=divergence,
+            unclipped_bound=unclipped,
+            terms={"gibbs_risk": L, self.divergence_function.term_name(): divergence},
+            **fields,
+        )
+
+    @staticmethod
+    def replace_result(result: Result, **changes) -> Result:
+        return dataclasses.replace(result, **changes)
+
+    def failed_result(
+        self,
+        method: str,
+        status: str,
+        message: str,
+        seconds: float,
+        iterations: int = 0,
+        **fields,
+    ):
+        """A Result for a solve that produced no posterior: bound NaN (and the terms'
+        values NaN), status and message."""
+        return Result(
+            bound=math.nan,
+            posterior=np.full(self.H, np.nan),
+            status=status,
+            method=method,
+            seconds=seconds,
+            iterations=iterations,
+            empirical_risk=math.nan,
+            divergence=math.nan,
+            message=message,
+            **fields,
+        )
+
+    def methods(self) -> list[str]:
+        """The methods of solution that apply to this problem, in the order
+        :meth:`compare` runs them (:func:`cvxpb.engine.methods.applicable`)."""
+        from cvxpb.engine.methods import applicable
+
+        return applicable(self)
+
+    def compare(self, methods=None, options: dict | None = None):
+        """Every applicable method side by side; see :func:`cvxpb.engine.compare.compare`."""
+        from cvxpb.engine.compare import compare
+
+        return compare(self, methods, options)
+
+    # -- teaching ----------------------------------------------------------
+
+    def formulation(self):
+        """The CVXPY Problem of the linear-distance chi-squared bound (eq. 8), an SOCP."""
+        from cvxpb.engine.methods.cvx import formulation
+
+        return formulation(self)
+
+    def explain(self) -> str:
+        """Each term of the bound, its curvature, the DCP verdict and the cones used."""
+        from cvxpb.engine.explain import explain
+
+        return explain(self)

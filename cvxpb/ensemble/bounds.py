@@ -1,0 +1,136 @@
+"""Bounds on the risk of the ``q``-weighted majority vote, as declarations.
+
+Each function returns a declared bound (an expression for :class:`cvxpb.Minimize`),
+valid with probability at least ``1 - delta`` over the sample of size ``n`` the
+statistics were measured on:
+
+* :func:`first_order`: ``MV <= 2 L(q)`` and a PAC-Bayes bound on the Gibbs risk ``L``,
+  for every distance and divergence of :class:`cvxpb.Bound` (the factor 2: the vote
+  errs only where at least half of ``q`` errs, Markov's inequality);
+* :func:`tandem`: ``MV <= 4 T(q)`` with ``T`` the tandem risk (Masegosa, Lorenzen,
+  Igel and Seldin, 2020: second-order Markov), bounded through the product posterior
+  ``q x q`` against ``p x p`` on the {0, 1}-valued tandem loss. Its divergences are
+  those of one ``q``: ``KL(q x q || p x p) = 2 KL(q || p)``,
+  ``sum (q_i q_j)^2 / (p_i p_j) = (sum q_i^2 / p_i)^2`` and
+  ``D_alpha(q x q || p x p) = 2 D_alpha(q || p)``. With KL and the kl distance this
+  is Masegosa et al.'s TND bound; with chi2 and Renyi, Theorem 1 of Sahu &
+  Hemachandra on pairs, with the same binomial constants (the tandem loss is
+  {0, 1}-valued, so ``I_phi(n, alpha')`` is the one of a risk measured on ``n``).
+* :func:`c_bound`: the C-bound ``1 - (1 - 2 L)^2 / (1 - 2 d)`` at an upper bound on the
+  Gibbs risk ``L`` and a lower bound on the disagreement ``d`` (Germain, Lacasse,
+  Laviolette, Marchand and Roy, 2015, their PAC-Bound 1, or PAC-Bound 0 when the
+  disagreement is measured on a larger unlabeled sample), ``delta / 2`` each;
+* :func:`disagreement_bound`: ``MV <= 4 L - 2 d`` with the same two bounds
+  (Masegosa et al., 2020, the DIS bound). These two are binary-class bounds of three
+  terms (the Gibbs risk, the disagreement and KL), solved by a local search whose
+  status says so (:mod:`cvxpb.engine.declare.local`);
+* :func:`pac_bayes_lambda`: ``MV <= 2 min_lambda [L / (1 - lambda/2)
+  + (KL + ln(2 sqrt(n) / delta)) / (lambda (1 - lambda/2) n)]`` (Thiemann, Igel,
+  Wintenberger and Seldin, 2017), at the best ``lambda`` in (0, 2) (a closed form). It
+  holds for every ``lambda`` at once with no union bound: from ``kl(L_hat || L) <= e`` follow
+  ``L <= L_hat + sqrt(2 L e)`` and ``sqrt(2 L e) <= lambda L / 2 + e / lambda``, so it
+  is a relaxation of the kl form (never below it) that Thiemann et al. minimize by
+  alternating closed forms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cvxpb.engine.declare import expressions as ex
+from cvxpb.engine.declare.terms import (
+    KL,
+    DivergenceTerm,
+    Posterior,
+    disagreement,
+    gibbs_risk,
+    tandem_risk,
+)
+from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
+from cvxpb.validation import check_choice, check_count, check_delta
+
+
+def first_order(q: Posterior, risks, n, delta, distance="kl", divergence="kl", alpha=None):
+    """``2 x`` the PAC-Bayes bound on the Gibbs risk ``risks @ q`` (``distance`` and
+    ``divergence`` as in :class:`cvxpb.Bound`)."""
+    return 2 * _pac_bayes(gibbs_risk(q, risks), q, n, delta, distance, divergence, alpha, 1)
+
+
+def tandem(
+    q: Posterior,
+    errors=None,
+    n=None,
+    delta=0.05,
+    distance="kl",
+    divergence="kl",
+    alpha=None,
+    *,
+    matrix=None,
+):
+    """``4 x`` a PAC-Bayes bound on the tandem risk; ``errors`` is the ``n x H`` 0/1
+    error matrix of the voters on one sample (or ``matrix=`` the tandem rates and ``n``
+    the least number of examples any pair's rate was measured on)."""
+    term = tandem_risk(q, errors, matrix=matrix)
+    if n is None:
+        if errors is None:
+            raise ValueError("tandem needs n, the sample size of the tandem rates, with matrix=")
+        n = np.shape(errors)[0]
+    return 4 * _pac_bayes(term, q, n, delta, distance, divergence, alpha, 2)
+
+
+def c_bound(q: Posterior, risks, n, votes=None, delta=0.05, *, matrix=None, n_disagreement=None):
+    """The PAC-Bayesian C-bound of two kl bounds (``delta / 2`` each, with
+    ``2 sqrt(n)`` for Maurer's ``xi(n)``): ``risks`` the voters' empirical risks on
+    ``n`` labeled examples; ``votes`` their ``n' x H`` outputs in two classes (``n'``
+    may count unlabeled examples too), or ``matrix=`` pairwise disagreement rates
+    measured on at least ``n_disagreement`` examples each."""
+    upper, lower = _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement)
+    return ex.c_bound(ex.minimum(upper, 0.5), lower)
+
+
+def disagreement_bound(
+    q: Posterior, risks, n, votes=None, delta=0.05, *, matrix=None, n_disagreement=None
+):
+    """Masegosa et al.'s DIS bound ``4 L - 2 d`` with the two kl bounds of
+    :func:`c_bound` (arguments as there)."""
+    upper, lower = _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement)
+    return 4 * upper - 2 * lower
+
+
+def _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement):
+    """An upper kl bound on the Gibbs risk and a lower one on the disagreement (of
+    ``q x q``, hence ``2 KL``), each at ``delta / 2``."""
+    n, delta = check_count(n, "n"), check_delta(delta)
+    if votes is not None:
+        if len(np.unique(np.asarray(votes))) > 2:
+            raise ValueError("votes must hold two classes: the C-bound and DIS are binary bounds")
+        n_disagreement = np.shape(votes)[0]
+    elif matrix is None or n_disagreement is None:
+        raise ValueError("give votes (n' x H outputs) or matrix= with n_disagreement")
+    m = check_count(n_disagreement, "n_disagreement")
+    L, d, K = gibbs_risk(q, risks), disagreement(q, votes, matrix=matrix), KL(q)
+    upper = ex.kl_inverse(L, (K + np.log(4 * np.sqrt(n) / delta)) / n)
+    lower = ex.kl_inverse_lower(d, (2 * K + np.log(4 * np.sqrt(m) / delta)) / m)
+    return upper, lower
+
+
+def pac_bayes_lambda(q: Posterior, risks, n, delta):
+    """``2 x`` Thiemann et al.'s PAC-Bayes-lambda bound at its best ``lambda`` (closed
+    form, :func:`cvxpb.engine.declare.expressions.lambda_bound`; the bound holds for all
+    ``lambda`` at once)."""
+    n, delta = check_count(n, "n"), check_delta(delta)
+    complexity = (KL(q) + np.log(2 * np.sqrt(n) / delta)) / n
+    return 2 * ex.lambda_bound(gibbs_risk(q, risks), complexity)
+
+
+def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
+    """A bound on the true value of ``risk`` (a {0, 1}-loss average under ``q`` or, for
+    ``copies = 2``, under ``q x q``) as a declared expression: the
+    :class:`cvxpb.pac_bayes.bounds.Bound` of :class:`cvxpb.BoundProblem`, at the divergence of
+    ``q``'s copies (``2 KL``, the chi-squared sum squared, ``2 D_alpha``)."""
+    n, delta = check_count(n, "n"), check_delta(delta)
+    check_choice(divergence, "divergence", tuple(DISTANCES_BY_DIVERGENCE))
+    check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
+    function = Bound(distance, divergence, n, delta, alpha=alpha)
+    term = DivergenceTerm(q, function.measure)
+    return ex.pac_bayes(function, risk, function.measure.bound_argument(term, copies))

@@ -1,0 +1,278 @@
+"""``MajorityVoteClassifier``: a weighted majority vote with its posterior chosen to
+minimize a PAC-Bayesian bound on the vote's risk.
+
+The voters are the members of a scikit-learn ensemble (a random forest, bagging, any
+fitted or unfitted ensemble with ``estimators_``) or a list of classifiers. Their
+errors are measured either on a held-out part of the data (``validation="split"``:
+the voters are fitted on the rest) or out of bag (``validation="oob"``: each voter on
+the examples its bootstrap sample left out, each pair on the examples both left out,
+as Masegosa, Lorenzen, Igel and Seldin (2020) do). ``validation="prefit"`` takes
+fitted voters and measures them on all of ``X``, which must not be data they saw.
+
+The prior is uniform over the voters. The bounds are those of
+:mod:`cvxpb.ensemble.bounds`, each minimized by :class:`cvxpb.Minimize`:
+``"first_order"``, ``"tnd"`` (tandem), ``"lambda"`` (PAC-Bayes-lambda) for any number
+of classes, and ``"c_bound"``, ``"dis"`` for two classes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from cvxpb.engine.declare.problem import Minimize
+from cvxpb.engine.declare.terms import Posterior
+from cvxpb.ensemble import bounds as mv
+from cvxpb.validation import check_choice, check_delta
+
+BOUNDS = ("first_order", "tnd", "lambda", "c_bound", "dis")
+BINARY_BOUNDS = ("c_bound", "dis")
+VALIDATIONS = ("oob", "split", "prefit")
+
+
+class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
+    """A weighted majority vote whose weights minimize a bound on its risk.
+
+    Parameters
+    ----------
+    estimator : ensemble, list of classifiers, or None
+        The voters: a scikit-learn ensemble (its ``estimators_``) or a list of
+        classifiers, fitted or not (``"prefit"`` needs them fitted). ``None``: a random
+        forest of 100 trees.
+    bound : {"first_order", "tnd", "lambda", "c_bound", "dis"}
+        The bound the posterior minimizes (the last two for two classes only).
+    divergence : {"kl", "chi2", "renyi"}
+        For ``"first_order"`` and ``"tnd"``; the others use KL.
+    alpha : float or None
+        The Renyi order (``divergence="renyi"``).
+    delta : float
+        Each bound holds with probability at least ``1 - delta``.
+    validation : {"oob", "split", "prefit"}
+        Where the voters' errors are measured (see the module's text).
+    test_size : float
+        The held-out share for ``"split"``.
+    random_state : int or None
+        Seeds the default forest and the split.
+
+    Attributes
+    ----------
+    estimators_ : list
+        The voters.
+    posterior_ : ndarray
+        Their weights.
+    result_ : cvxpb.Result
+        The minimization of ``bound``.
+    n_bound_ : int
+        The least number of examples any pair's rates were measured on.
+    statistics_ : dict
+        ``risks`` (each voter's error rate), ``tandem`` and ``disagreement`` (pairwise
+        rates), ``n_gibbs`` (the least count of a voter's rate) and ``n`` (of a pair's).
+    """
+
+    def __init__(
+        self,
+        estimator=None,
+        bound="tnd",
+        divergence="kl",
+        alpha=None,
+        delta=0.05,
+        validation="oob",
+        test_size=0.5,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.bound = bound
+        self.divergence = divergence
+        self.alpha = alpha
+        self.delta = delta
+        self.validation = validation
+        self.test_size = test_size
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit (or take) the voters, measure their errors, and minimize the bound."""
+        self._check_parameters()
+        X, y = validate_data(self, X, y)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.bound in BINARY_BOUNDS and self.classes_.size > 2:
+            raise ValueError(f"bound={self.bound!r} is a two-class bound; y has more classes")
+        X_bound, y_bound, seen = self._fit_voters(X, y)
+        stats = _statistics(self._member_votes(X_bound), y_bound, seen)
+        self.statistics_ = {
+            k: stats[k] for k in ("risks", "tandem", "disagreement", "n_gibbs", "n")
+        }
+        self.n_bound_ = stats["n"]
+        q = Posterior.uniform(len(self.estimators_))
+        declared = _declarations(q, stats, self.delta, self.divergence, self.alpha)
+        if self.classes_.size > 2:
+            declared = {k: v for k, v in declared.items() if k not in BINARY_BOUNDS}
+        self.result_ = Minimize(declared[self.bound]).solve()
+        self.posterior_ = self.result_.posterior
+        self._declared, self._bounds = declared, None
+        return self
+
+    def solve_bound(self, bound: str):
+        """Minimize another of the bounds that apply (``bounds_``'s keys) on the same
+        voters and statistics: a :class:`cvxpb.Result`."""
+        check_is_fitted(self, "posterior_")
+        check_choice(bound, "bound", tuple(self._declared))
+        if bound == self.bound:
+            return self.result_
+        return Minimize(self._declared[bound]).solve()
+
+    def votes(self, X):
+        """Each voter's label for each row of ``X`` (``n x H``)."""
+        check_is_fitted(self)
+        return self._member_votes(validate_data(self, X, reset=False))
+
+    @property
+    def bounds_(self) -> dict:
+        """For every bound that applies: its value at ``posterior_`` and at the uniform
+        posterior, its own minimum and that minimum's status (solved when first read:
+        each minimum is a solve)."""
+        check_is_fitted(self, "posterior_")
+        if self._bounds is None:
+            uniform = np.full(self.posterior_.size, 1.0 / self.posterior_.size)
+            self._bounds = {}
+            for name, declared in self._declared.items():
+                problem, own = Minimize(declared), self.solve_bound(name)
+                self._bounds[name] = {
+                    "at_posterior": problem.value_at(self.posterior_),
+                    "at_uniform": problem.value_at(uniform),
+                    "minimum": own.bound,
+                    "status": own.status,
+                }
+        return self._bounds
+
+    def _check_parameters(self):
+        check_choice(self.bound, "bound", BOUNDS)
+        check_choice(self.validation, "validation", VALIDATIONS)
+        check_choice(self.divergence, "divergence", ("kl", "chi2", "renyi"))
+        check_delta(self.delta)
+        if isinstance(self.test_size, bool) or not 0 < self.test_size < 1:
+            raise ValueError(f"test_size must lie in (0, 1), got {self.test_size!r}")
+        if self.validation == "oob" and isinstance(self.estimator, (list, tuple)):
+            raise ValueError(
+                "validation='oob' needs a bagging ensemble (bootstrap samples); a list of "
+                "classifiers takes validation='split' or 'prefit'"
+            )
+
+    def _fit_voters(self, X, y):
+        """Fit the voters (or take them fitted); return the bound sample and which of
+        its votes count (``n x H``: all, or the out-of-bag ones)."""
+        estimator = self.estimator
+        if estimator is None:
+            estimator = RandomForestClassifier(n_estimators=100, random_state=self.random_state)
+        X_fit, y_fit, X_bound, y_bound = X, y, X, y
+        if self.validation == "split":
+            X_fit, X_bound, y_fit, y_bound = train_test_split(
+                X, y, test_size=self.test_size, random_state=self.random_state
+            )
+        if isinstance(estimator, (list, tuple)):
+            self.ensemble_ = None
+            self.estimators_ = (
+                list(estimator)
+                if self.validation == "prefit"
+                else [clone(e).fit(X_fit, y_fit) for e in estimator]
+            )
+        else:
+            self.ensemble_ = (
+                estimator if self.validation == "prefit" else clone(estimator).fit(X_fit, y_fit)
+            )
+            self.estimators_ = list(self.ensemble_.estimators_)
+        if not self.estimators_:
+            raise ValueError("estimator has no voters")
+        seen = np.ones((len(y_bound), len(self.estimators_)), dtype=bool)
+        if self.validation == "oob":
+            seen = _out_of_bag(self.ensemble_, len(y_bound))
+        return X_bound, y_bound, seen
+
+    def _member_votes(self, X):
+        """Each voter's labels on ``X`` (``n x H``). Members of scikit-learn's bagging
+        ensembles see their own features and answer in class indices."""
+        ensemble, columns = self.ensemble_, []
+        features = getattr(ensemble, "estimators_features_", None)
+        for h, member in enumerate(self.estimators_):
+            votes = member.predict(X if features is None else X[:, features[h]])
+            labels = getattr(ensemble, "classes_", None)
+            if labels is not None and not np.array_equal(member.classes_, labels):
+                votes = labels[np.asarray(votes).astype(int)]
+            columns.append(np.asarray(votes))
+        return np.stack(columns, axis=1)
+
+    def predict_proba(self, X):
+        """The posterior's share of the votes for each class (rows sum to 1)."""
+        check_is_fitted(self)
+        votes = self.votes(X)
+        shares = np.stack([(votes == c) @ self.posterior_ for c in self.classes_], axis=1)
+        return shares / shares.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        """The weighted majority vote (ties to the first class in ``classes_``)."""
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+def _out_of_bag(ensemble, n):
+    """``n x H``: whether example ``i`` was left out of voter ``h``'s bootstrap sample."""
+    samples = getattr(ensemble, "estimators_samples_", None)
+    if samples is None or not getattr(ensemble, "bootstrap", False):
+        raise ValueError(
+            "validation='oob' needs an ensemble fitted on bootstrap samples "
+            "(a random forest or bagging with bootstrap=True); use validation='split'"
+        )
+    seen = np.ones((n, len(samples)), dtype=bool)
+    for h, drawn in enumerate(samples):
+        seen[drawn, h] = False
+    return seen
+
+
+def _statistics(votes, y, seen):
+    """The voters' error and disagreement rates on the examples that count for them
+    (each voter's own; each pair's common ones) and the least counts."""
+    S = seen.astype(float)
+    E = (votes != y[:, None]) & seen
+    pairs = S.T @ S
+    if np.min(pairs) < 1:
+        h, g = np.unravel_index(np.argmin(pairs), pairs.shape)
+        raise ValueError(
+            f"voters {h} and {g} share no out-of-bag example, so their tandem rate cannot be "
+            "estimated; use more data or validation='split'"
+        )
+    agreement = sum((S * (votes == c)).T @ (S * (votes == c)) for c in np.unique(votes))
+    stats = {
+        "risks": E.sum(axis=0) / S.sum(axis=0),
+        "n_gibbs": int(S.sum(axis=0).min()),
+        "n": int(pairs.min()),
+        "all_seen": bool(seen.all()),
+        "errors": E.astype(float),
+        "votes": votes,
+        "tandem": np.clip(E.T.astype(float) @ E / pairs, 0.0, 1.0),
+        "disagreement": np.clip(1 - agreement / pairs, 0.0, 1.0),
+    }
+    return stats
+
+
+def _declarations(q, stats, delta, divergence, alpha):
+    """Every majority-vote bound, declared on these statistics."""
+    risks, n_gibbs, n = stats["risks"], stats["n_gibbs"], stats["n"]
+    if stats["all_seen"]:
+        tandem = mv.tandem(q, stats["errors"], n, delta, "kl", divergence, alpha)
+        pairwise = {"votes": stats["votes"]}
+    else:
+        tandem = mv.tandem(q, None, n, delta, "kl", divergence, alpha, matrix=stats["tandem"])
+        pairwise = {"matrix": stats["disagreement"], "n_disagreement": n}
+    declared = {
+        "first_order": mv.first_order(q, risks, n_gibbs, delta, "kl", divergence, alpha),
+        "tnd": tandem,
+        "lambda": mv.pac_bayes_lambda(q, risks, n_gibbs, delta),
+    }
+    if len(np.unique(stats["votes"])) <= 2:
+        declared["c_bound"] = mv.c_bound(q, risks, n_gibbs, delta=delta, **pairwise)
+        declared["dis"] = mv.disagreement_bound(q, risks, n_gibbs, delta=delta, **pairwise)
+    return declared
