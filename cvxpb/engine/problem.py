@@ -22,8 +22,6 @@ from cvxpb.validation import (
     check_risks,
 )
 
-SOLVER_METHODS = ("cvx", "ccp", "nlp")  # the methods that call a solver library
-
 
 class BoundProblem:
     """Minimize a PAC-Bayes bound over posteriors ``q`` on ``H`` classifiers.
@@ -215,28 +213,17 @@ class BoundProblem:
         """Minimize the bound by ``method``; see :data:`cvxpb.engine.methods.METHODS`.
 
         ``solver`` names the solver library's solver for the methods that call one
-        (:data:`SOLVER_METHODS`): ``cvx`` and ``ccp`` take CLARABEL, ECOS or SCS,
+        (:func:`cvxpb.engine.methods.solver_methods`): ``cvx`` and ``ccp`` take CLARABEL,
+        ECOS or SCS,
         ``nlp`` SLSQP or trust-constr. ``verbose=True`` prints that solver's log, and
         for every method a closing line (status, bound, iterations, time).
         ``options`` are the method's own (``help(cvxpb.engine.methods.<method>.solve)``); an
         unknown one, or a value out of range, is a ValueError before any work.
         """
-        from cvxpb.engine.methods import METHODS, method_options
+        from cvxpb.engine.methods import METHODS, method_options, solver_options
 
         check_choice(method, "method", METHODS)
-        if method in SOLVER_METHODS:
-            options["verbose"] = bool(verbose)
-            if solver is not None and method == "ccp":
-                from cvxpb.engine.methods.cvx import SOLVERS
-
-                options["solvers"] = (check_choice(solver, "solver", SOLVERS),)
-            elif solver is not None:
-                options["solver"] = solver
-        elif solver is not None:
-            raise ValueError(
-                f"method {method!r} calls no solver library; solver= applies to "
-                f"{', '.join(SOLVER_METHODS)}"
-            )
+        options.update(solver_options(method, solver, verbose))
         allowed = method_options(method)
         if allowed is not None:
             check_options(options, allowed, method)

@@ -61,15 +61,34 @@ def _always(problem) -> bool:
 
 def method_options(method: str) -> set | None:
     """The keyword options ``method`` takes, or None where they go on to a solver
-    library unchecked (``cvx``: CVXPY passes them to Clarabel, ECOS or SCS)."""
-    if method == "cvx":
+    library unchecked (a module whose ``PASSES_OPTIONS`` is true: ``cvx``, whose options
+    CVXPY passes to Clarabel, ECOS or SCS). A module's ``further_options()`` adds the
+    options its ``solve`` hands on (``ccp``: the CCP driver's)."""
+    module = _module(method)
+    if getattr(module, "PASSES_OPTIONS", False):
         return None
-    names = _keywords(METHODS[method])
-    if method == "ccp":  # its options go on to the CCP driver
-        from cvxpb.engine.methods import ccp
+    further = getattr(module, "further_options", set)
+    return _keywords(module.solve) | further()
 
-        names |= _keywords(ccp.solve) - {"initial", "sampler"}
-    return names
+
+def solver_methods() -> list[str]:
+    """The methods that call a solver library: their module has ``solver_options``."""
+    return [name for name in _MODULES if hasattr(_module(name), "solver_options")]
+
+
+def solver_options(method: str, solver, verbose: bool) -> dict:
+    """The keyword options that pass ``solver`` (None: the method's default) and
+    ``verbose`` to ``method``; a ValueError if ``method`` calls no solver library and a
+    solver is named."""
+    module = _module(method)
+    if not hasattr(module, "solver_options"):
+        if solver is not None:
+            raise ValueError(
+                f"method {method!r} calls no solver library; solver= applies to "
+                f"{', '.join(solver_methods())}"
+            )
+        return {}
+    return module.solver_options(solver, bool(verbose))
 
 
 def _keywords(function) -> set:
@@ -78,4 +97,4 @@ def _keywords(function) -> set:
     return {name for name, p in parameters.items() if p.kind in kinds} - {"problem"}
 
 
-__all__ = ["METHODS", "applicable", "method_options"]
+__all__ = ["METHODS", "applicable", "method_options", "solver_methods", "solver_options"]

@@ -22,6 +22,7 @@ Only the classifiers with positive prior mass are variables.
 from __future__ import annotations
 
 import time
+from inspect import Parameter, signature
 
 import cvxpy as cp
 import numpy as np
@@ -30,6 +31,7 @@ from cvxpb.engine.methods import ccp
 from cvxpb.numerics.kl import kl
 from cvxpb.pac_bayes.distances import KLDistance, Linear, Squared
 from cvxpb.pac_bayes.divergences import Chi2, KLDivergence
+from cvxpb.validation import check_choice
 
 CLIP = 1e-12
 # Bounds can be ~1e-3, where the solvers' default absolute gap tolerance (~1e-8) is
@@ -146,6 +148,23 @@ def _initial_q(problem, initial):
     if q0.shape != (problem.H,):
         raise ValueError(f"initial must have length {problem.H}, got {q0.shape}")
     return problem.project(q0)[problem.prior > 0]
+
+
+def solver_options(solver, verbose: bool) -> dict:
+    """``solver`` as the one solver the CCP driver tries, and ``verbose``."""
+    from cvxpb.engine.methods.cvx import SOLVERS
+
+    options = {"verbose": verbose}
+    if solver is not None:
+        options["solvers"] = (check_choice(solver, "solver", SOLVERS),)
+    return options
+
+
+def further_options() -> set:
+    """The CCP driver's options, which :func:`solve` hands on."""
+    kinds = (Parameter.POSITIONAL_OR_KEYWORD, Parameter.KEYWORD_ONLY)
+    names = {n for n, p in signature(ccp.solve).parameters.items() if p.kind in kinds}
+    return names - {"problem", "initial", "sampler"}
 
 
 def solve(problem, initial="uniform", n_starts: int = 1, random_state=None, **options):

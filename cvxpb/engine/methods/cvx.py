@@ -80,6 +80,14 @@ def _program(problem, support, cached: bool = True):
     return program, q
 
 
+PASSES_OPTIONS = True  # the options of solve go to the solver library unchecked
+
+
+def solver_options(solver, verbose: bool) -> dict:
+    """``solver`` and ``verbose`` as :func:`solve` takes them."""
+    return {"verbose": verbose} if solver is None else {"solver": solver, "verbose": verbose}
+
+
 def supports(problem) -> bool:
     """Whether ``problem`` is the linear-distance chi2 bound (eq. 8), a convex SOCP."""
     return isinstance(problem.distance_function, Linear) and isinstance(

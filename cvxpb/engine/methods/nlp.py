@@ -90,6 +90,11 @@ def _minimize(f, grad, z0, solver, max_iter, tol, max_seconds, verbose=False):
     return res, "time_limit" if res.status == 99 else table.get(res.status, "solver_failed")
 
 
+def solver_options(solver, verbose: bool) -> dict:
+    """``solver`` and ``verbose`` as :func:`solve` takes them."""
+    return {"verbose": verbose} if solver is None else {"solver": solver, "verbose": verbose}
+
+
 def solve(
     problem,
     solver: str = "SLSQP",
