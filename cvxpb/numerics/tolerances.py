@@ -14,6 +14,7 @@ import numpy as np
 
 EPS = float(np.finfo(float).eps)
 TINY = 5e-324  # the least subnormal
+LARGEST = float(np.finfo(float).max)
 PRIOR_SUM_TOLERANCE = 1e-9  # how far a prior (or posterior) may sum from 1
 PSD_TOLERANCE = 1e-10  # a matrix's least eigenvalue may fall below 0 by this, relative
 
@@ -44,11 +45,13 @@ def nudge(x, rounding: int):
     >>> from cvxpb.numerics.tolerances import nudge
     >>> bool(nudge(1.0, +1) > 1.0 > nudge(1.0, -1))
     True
+    >>> float(nudge(float("inf"), -1)), float(nudge(-float("inf"), +1))
+    (inf, -inf)
     """
     x = np.asarray(x, dtype=float)
     if rounding == 0:
         return x
-    step = np.abs(x)
+    step = np.minimum(np.abs(x), LARGEST)  # an infinite x stays where it is, never NaN
     step *= 16 * EPS
     step += TINY
     with np.errstate(over="ignore"):  # past the largest float: inf, outward still

@@ -33,13 +33,12 @@ import numpy as np
 
 from cvxpb.numerics.constants import check_order, conjugate
 from cvxpb.numerics.summation import exact_sum
-from cvxpb.numerics.tolerances import EPS, nudge
+from cvxpb.numerics.tolerances import EPS, LARGEST, nudge
 
 if TYPE_CHECKING:
     import cvxpy as cp
 
 _LEAST_NORMAL = 2.3e-308  # a product below this may have lost its digits to underflow
-_LARGEST = float(np.finfo(float).max)
 
 
 class Divergence:
@@ -371,7 +370,7 @@ class Renyi(PowerDivergence):
         with np.errstate(over="ignore"):
             moment = np.exp(exponent)
         if moment == math.inf:  # past the largest float: inf rounded up, it rounded down
-            return _LARGEST if rounding < 0 else math.inf
+            return LARGEST if rounding < 0 else math.inf
         return float(nudge(moment, rounding))
 
     def transform(self, core, rounding: int = 0):
