@@ -160,3 +160,16 @@ def test_nudge_moves_outward_by_at_least_15_ulps(x, rounding):
     if abs(x) >= 2.2250738585072014e-308:
         assert moved >= 15 * math.ulp(x)
     assert float(nudge(x, 0)) == x
+
+
+def test_the_lower_bracket_is_verified_on_its_lower_side_and_narrow():
+    """The public bracket of the lower inverse: ``kl(p, lo) >= eps`` in mpmath (``lo``
+    is at or below the inverse) and ``hi - lo`` at most ``4 eps hi``, down to roots near
+    1e-221."""
+    from cvxpb.numerics.kl import kl_inv_lower_bracket
+
+    for p, eps in [(0.3, 0.01), (0.9, 0.5), (1e-3, 1e-6), (0.5, 2.0), (1e-3, 0.5), (0.01, 5)]:
+        lo, hi = (float(v) for v in kl_inv_lower_bracket(p, eps))
+        P, r = mp.mpf(p), mp.mpf(lo)
+        assert P * mp.log(P / r) + (1 - P) * mp.log((1 - P) / (1 - r)) >= eps
+        assert 0 < hi - lo <= 4 * np.finfo(float).eps * hi

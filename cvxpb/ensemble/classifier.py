@@ -71,6 +71,9 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     statistics_ : dict
         ``risks`` (each voter's error rate), ``tandem`` and ``disagreement`` (pairwise
         rates), ``n_gibbs`` (the least count of a voter's rate) and ``n`` (of a pair's).
+    declarations_ : dict
+        Every bound that applies to these voters, by name, as a declared expression
+        (:class:`cvxpb.Minimize` solves each).
     """
 
     def __init__(
@@ -113,17 +116,17 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             declared = {k: v for k, v in declared.items() if k not in BINARY_BOUNDS}
         self.result_ = Minimize(declared[self.bound]).solve()
         self.posterior_ = self.result_.posterior
-        self._declared, self._bounds = declared, None
+        self.declarations_, self._bounds = declared, None
         return self
 
     def solve_bound(self, bound: str):
         """Minimize another of the bounds that apply (``bounds_``'s keys) on the same
         voters and statistics: a :class:`cvxpb.Result`."""
         check_is_fitted(self, "posterior_")
-        check_choice(bound, "bound", tuple(self._declared))
+        check_choice(bound, "bound", tuple(self.declarations_))
         if bound == self.bound:
             return self.result_
-        return Minimize(self._declared[bound]).solve()
+        return Minimize(self.declarations_[bound]).solve()
 
     def votes(self, X):
         """Each voter's label for each row of ``X`` (``n x H``)."""
@@ -139,7 +142,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         if self._bounds is None:
             uniform = np.full(self.posterior_.size, 1.0 / self.posterior_.size)
             self._bounds = {}
-            for name, declared in self._declared.items():
+            for name, declared in self.declarations_.items():
                 problem, own = Minimize(declared), self.solve_bound(name)
                 self._bounds[name] = {
                     "at_posterior": problem.value_at(self.posterior_),

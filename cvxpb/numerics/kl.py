@@ -212,6 +212,17 @@ def kl_inv_upper(p, eps):
     return float(hi) if hi.ndim == 0 else hi
 
 
+def kl_inv_lower_bracket(p, eps):
+    """Bracket ``(lo, hi)`` around ``inf {r <= p : kl(p, r) <= eps}``, unclipped.
+
+    ``lo`` satisfies ``kl(p, lo) >= eps`` (checked with a rounding margin) or is 0, so
+    it is never above the true inverse; ``hi - lo`` is at most ``4 eps hi``. Where
+    ``eps = 0`` or ``p = 0`` the inverse is ``p`` itself, which the caller takes.
+    """
+    p, eps = _check(p, eps)
+    return _bisect(p, eps, np.zeros_like(p), p, verified_high=False)
+
+
 def kl_inv_lower(p, eps):
     """Lower inverse ``inf {r <= p : kl(p, r) <= eps}``, rounded downward.
 

@@ -63,7 +63,7 @@ def one_run(data, mode, trees, bounds, seed) -> tuple[list[dict], dict]:
     rows = [_row(model, "uniform", uniform, votes, wrong, y_test, None, fit_seconds)]
     posteriors = {}
     for name in bounds:
-        if name not in model._declared:
+        if name not in model.declarations_:
             continue
         start = time.perf_counter()
         result = model.solve_bound(name)

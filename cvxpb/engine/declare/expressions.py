@@ -22,7 +22,7 @@ from numbers import Real
 
 import numpy as np
 
-from cvxpb.numerics.kl import _bisect, _check
+from cvxpb.numerics.kl import kl_inv_lower_bracket
 from cvxpb.numerics.tolerances import EPS, nudge
 from cvxpb.pac_bayes.distances import KLDistance
 
@@ -230,8 +230,8 @@ class KLInverse(Expression):
         L, e = np.broadcast_arrays(*arguments)
         if self.upper:
             return _KL_DISTANCE.inverse(L, e, rounding)
-        L, e = _check(np.clip(L, 0.0, 1.0), np.maximum(e, 0.0))
-        lo, hi = _bisect(L, e, np.zeros_like(L), L, verified_high=False)
+        L, e = np.clip(L, 0.0, 1.0), np.maximum(e, 0.0)
+        lo, hi = kl_inv_lower_bracket(L, e)
         exact = (e == 0) | (L == 0)
         end = lo if rounding < 0 else nudge(hi, rounding) if rounding > 0 else 0.5 * (lo + hi)
         return np.where(exact, L, np.clip(end, 0.0, L))
