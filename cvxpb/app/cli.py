@@ -14,8 +14,8 @@ from cvxpb import __version__
 from cvxpb.app.datasets import NAMES as DATASET_NAMES
 from cvxpb.app.datasets import PRIVILEGED
 from cvxpb.engine.methods import METHODS
-from cvxpb.numerics.constants import CONSTANTS
-from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
+from cvxpb.numerics import CONSTANTS
+from cvxpb.pac_bayes import DISTANCES_BY_DIVERGENCE
 
 ALL_DISTANCES = ("linear", "sq", "kl", "catoni")
 FORMATTER = argparse.ArgumentDefaultsHelpFormatter

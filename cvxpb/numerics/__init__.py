@@ -6,3 +6,7 @@ they give (:mod:`~cvxpb.numerics.constants`), and the rounding every layer share
 (:mod:`~cvxpb.numerics.tolerances`). It imports nothing else of cvxpb but
 :mod:`cvxpb.validation`.
 """
+
+CONSTANTS = ("exact", "paper")
+"""The routes to the constants ``I_phi``: computed from the definition, or Sahu &
+Hemachandra's own numbers (here, where importing them loads nothing numerical)."""

@@ -27,12 +27,12 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from cvxpb.numerics import CONSTANTS
 from cvxpb.numerics.supremum import MomentFunction, log_supremum
 from cvxpb.numerics.tolerances import exp_up, nudge
 from cvxpb.validation import check_choice
 
 DISTANCES = ("linear", "sq", "kl")
-CONSTANTS = ("exact", "paper")
 
 # Sahu & Hemachandra, Table 5: m -> I_kl(m) as printed.
 PAPER_KL_TABLE = {

@@ -36,15 +36,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from cvxpb.pac_bayes import DISTANCES_BY_DIVERGENCE
 from cvxpb.pac_bayes.distances import as_distance
 from cvxpb.pac_bayes.divergences import as_divergence
 from cvxpb.validation import real_array
-
-DISTANCES_BY_DIVERGENCE = {
-    "chi2": ("linear", "sq", "kl"),
-    "renyi": ("linear", "sq", "kl"),
-    "kl": ("linear", "sq", "kl", "catoni"),
-}
 
 
 class Bound:
@@ -71,11 +66,8 @@ class Bound:
         self.measure = as_divergence(divergence, alpha)  # the divergence object
         self.metric = as_distance(distance)  # the distance object
         if not self.measure.accepts(self.metric):
-            allowed = tuple(
-                name
-                for name in ("linear", "sq", "kl", "catoni")
-                if self.measure.accepts(as_distance(name))
-            )
+            every = DISTANCES_BY_DIVERGENCE["kl"]
+            allowed = tuple(name for name in every if self.measure.accepts(as_distance(name)))
             raise ValueError(
                 f"distance must be one of {allowed} with divergence={self.measure.name!r}, "
                 f"got {self.metric.name!r}"
