@@ -51,7 +51,11 @@ def nudge(x, rounding: int):
     x = np.asarray(x, dtype=float)
     if rounding == 0:
         return x
-    step = np.minimum(np.abs(x), LARGEST)  # an infinite x stays where it is, never NaN
+    step = np.abs(x)
+    if step.ndim:  # an infinite x stays where it is, never NaN (inf - inf)
+        np.minimum(step, LARGEST, out=step)
+    elif step > LARGEST:
+        step = LARGEST
     step *= 16 * EPS
     step += TINY
     with np.errstate(over="ignore"):  # past the largest float: inf, outward still
