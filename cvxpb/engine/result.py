@@ -36,7 +36,7 @@ solver's own words in ``message``; where no posterior came out, the bound is NaN
 class Certificate:
     """A proven lower bound on the minimum, and where the search found its best point.
 
-    Attributes
+    Parameters
     ----------
     parameter : {"nu", "beta", "mu"} or None
         The one-parameter family the best posterior lies on, when the search ran along
@@ -72,10 +72,12 @@ class Certificate:
 
 @dataclass(frozen=True, eq=False)
 class Result:
-    """The outcome of a minimization: ``BoundProblem.solve`` by any method, or
-    ``Minimize.solve``. Every field means the same whatever produced it.
+    """The outcome of a minimization, the same for every method.
 
-    Attributes
+    ``BoundProblem.solve`` by any method and ``Minimize.solve`` return one; every field
+    means the same whatever produced it.
+
+    Parameters
     ----------
     bound : float
         The bound at ``posterior``, re-evaluated from the posterior with outward
@@ -99,10 +101,6 @@ class Result:
         The divergence of the posterior from the prior, by its own definition
         (``KL(q||p)``, ``chi2(q||p) = sum q^2/p - 1``, ``D_alpha(q||p)``), where the
         bound has exactly one divergence term; None otherwise.
-    terms : dict
-        Every term of the bound by name (``gibbs_risk``, ``tandem_risk``,
-        ``disagreement``, ``KL``, ``chi2``, ``renyi_<alpha>``) and its value at the
-        posterior; empty when the method produced no posterior.
     certificate : Certificate or None
         The proven lower bound, for the methods that prove one (``exact``,
         ``declared``); None for the others.
@@ -118,6 +116,10 @@ class Result:
     unclipped_bound : float or None
         The bound's formula before the clip at 1 (the linear, sq and Catoni bounds can
         exceed 1).
+    terms : dict
+        Every term of the bound by name (``gibbs_risk``, ``tandem_risk``,
+        ``disagreement``, ``KL``, ``chi2``, ``renyi_<alpha>``) and its value at the
+        posterior; empty when the method produced no posterior.
     """
 
     bound: float
@@ -148,7 +150,13 @@ class Result:
         return int(np.count_nonzero(self.posterior > self.SUPPORT_MASS / self.posterior.size))
 
     def summary(self) -> str:
-        """One line: method, status, bound, iterations, time (and the gap if certified)."""
+        """Summarize the result in one line.
+
+        Returns
+        -------
+        str
+            Method, status, bound, iterations, time (and the gap if certified).
+        """
         gap = f", certified gap {self.certificate.gap:.1e}" if self.certificate else ""
         return (
             f"{self.method}: {self.status}, bound {self.bound:.6g}{gap}, "
@@ -156,5 +164,11 @@ class Result:
         )
 
     def is_optimal(self) -> bool:
-        """Whether the status is ``"optimal"`` (a certified global minimum)."""
+        """Say whether the status is ``"optimal"`` (a global minimum).
+
+        Returns
+        -------
+        bool
+            ``status == "optimal"``.
+        """
         return self.status == "optimal"

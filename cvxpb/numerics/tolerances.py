@@ -63,8 +63,9 @@ def nudge(x, rounding: int):
 
 
 def exp_up(log_value: float) -> float:
-    """``exp(log_value)`` rounded up: at least the smallest positive float, ``inf`` on
-    overflow, so that an upper bound stays one.
+    """Exponentiate a logarithm, rounded up so that an upper bound stays one.
+
+    The result is at least the smallest positive float, and ``inf`` on overflow.
 
     Parameters
     ----------

@@ -54,6 +54,7 @@ class Bound:
     m : int
         Sample size the empirical risks were measured on.
     delta : float in (0, 1)
+        The bound holds with probability at least ``1 - delta``.
     constants : {"exact", "paper"}, default="exact"
         Route for ``I_phi`` (chi-squared bounds only).
     grid : array_like, optional
@@ -101,19 +102,56 @@ class Bound:
         return self.measure.bound_value(self, L, div, rounding)
 
     def complexity(self, D, rounding: int = 0):
-        """The right side ``rhs`` of ``phi(L, R) <= rhs`` at the divergence's argument
-        ``D``: Theorem 1's ``sqrt(D I / delta)`` for chi2 (``D = sum q^2/p``),
-        ``exp((D_alpha + log I - log delta) / alpha')`` for Renyi."""
+        """Evaluate the right side ``rhs`` of ``phi(L, R) <= rhs``.
+
+        Parameters
+        ----------
+        D : float or ndarray
+            The divergence's argument: ``sum q^2/p`` for chi2, ``D_alpha`` for Renyi, KL.
+        rounding : {+1, -1, 0}, default=0
+            The direction to round in.
+
+        Returns
+        -------
+        float or ndarray
+            Theorem 1's ``sqrt(D I / delta)`` for chi2,
+            ``exp((D_alpha + log I - log delta) / alpha')`` for Renyi, the distance's
+            KL right side for KL.
+        """
         return self.measure.right_side(self, D, rounding)
 
     def at_least(self, L, div, threshold):
-        """Whether ``g(L, div) >= threshold``, vectorized (the kl distance needs no
-        inversion: :meth:`cvxpb.pac_bayes.distances.KLDistance.at_least`)."""
+        """Decide whether ``g(L, div) >= threshold``, vectorized and proven.
+
+        Parameters
+        ----------
+        L, div : float or ndarray
+            The Gibbs risk and the divergence's argument.
+        threshold : float
+            The value to compare with.
+
+        Returns
+        -------
+        ndarray of bool
+            Where the bound is at least ``threshold`` (the kl distance needs no
+            inversion: :meth:`cvxpb.pac_bayes.distances.KLDistance.at_least`).
+        """
         L, div = np.broadcast_arrays(np.asarray(L, dtype=float), np.asarray(div, dtype=float))
         return self.metric.at_least(self, L, div, threshold)
 
     def best_grid_value(self, L, div):
-        """The grid value (lam or C) attaining the minimum at ``(L, div)``, or None."""
+        """Find the grid value (lam or C) attaining the minimum at ``(L, div)``.
+
+        Parameters
+        ----------
+        L, div : float
+            The Gibbs risk and KL.
+
+        Returns
+        -------
+        float or None
+            The grid value; None for the bounds without a grid.
+        """
         if self.grid is None:
             return None
         penalty = div + np.log(self.grid.size / self.delta)

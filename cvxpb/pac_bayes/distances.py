@@ -22,7 +22,7 @@ from cvxpb.numerics.tolerances import nudge
 
 
 class Distance:
-    """The protocol of a distance; see the module's text.
+    """The protocol of a distance ``phi(lhat, l)``; see the module's text.
 
     Attributes
     ----------
@@ -36,42 +36,200 @@ class Distance:
     name = ""
     moment_bound = True
 
+    def phi(self, lhat, l):
+        """Evaluate the distance between the empirical risk ``lhat`` and the risk ``l``.
+
+        Parameters
+        ----------
+        lhat, l : float or ndarray
+            Risks in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            ``phi(lhat, l)``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no phi")
+
+    def expr(self, lhat, l):
+        """Write ``phi(lhat, l)`` with CVXPY atoms.
+
+        Parameters
+        ----------
+        lhat, l : cvxpy.Expression or float
+            The empirical and the true risk.
+
+        Returns
+        -------
+        cvxpy.Expression
+            The distance, jointly convex where the distance is.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no CVXPY expression")
+
     def inverse(self, L, rhs, rounding: int = 0):
-        """The largest ``R`` with ``phi(L, R) <= rhs``."""
-        raise NotImplementedError
+        """Solve ``phi(L, R) <= rhs`` for the largest ``R``.
+
+        Parameters
+        ----------
+        L : float or ndarray
+            The Gibbs risk.
+        rhs : float or ndarray
+            The right side, at least 0.
+        rounding : {+1, -1, 0}, default=0
+            Up (for reported bounds), down (for certificates) or as computed.
+
+        Returns
+        -------
+        float or ndarray
+            The largest ``R``, rounded in the direction ``rounding``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no inverse")
 
     def at_least(self, bound, L, div, threshold):
-        """Whether ``bound(L, div) >= threshold``, vectorized, proven with every
-        operation rounded down."""
+        """Decide whether ``bound(L, div) >= threshold``, proven with downward rounding.
+
+        Parameters
+        ----------
+        bound : cvxpb.pac_bayes.bounds.Bound
+            The bound.
+        L, div : ndarray
+            The Gibbs risk and the divergence's argument.
+        threshold : float
+            The value to compare with.
+
+        Returns
+        -------
+        ndarray of bool
+            Where the bound is at least ``threshold``.
+        """
         return bound(L, div, rounding=-1) >= threshold
 
     def log_constant(self, m: int, constants: str, alpha: float) -> float:
-        """``log I_phi(m, alpha')``, rounded up."""
+        """Evaluate ``log I_phi(m, alpha')``, rounded up.
+
+        Parameters
+        ----------
+        m : int
+            The sample size.
+        constants : {"exact", "paper"}
+            The route (:mod:`cvxpb.numerics.constants`).
+        alpha : float
+            The Renyi order (``alpha' = alpha / (alpha - 1)``).
+
+        Returns
+        -------
+        float
+            An upper bound on ``log I_phi(m, alpha')``.
+        """
         return log_bound_constant(self.name, m, constants, alpha)
 
     def constant(self, m: int, constants: str, alpha: float) -> float:
-        """``I_phi(m, alpha')``, rounded up."""
+        """Evaluate ``I_phi(m, alpha')``, rounded up.
+
+        Parameters
+        ----------
+        m : int
+            The sample size.
+        constants : {"exact", "paper"}
+            The route (:mod:`cvxpb.numerics.constants`).
+        alpha : float
+            The Renyi order.
+
+        Returns
+        -------
+        float
+            An upper bound on ``I_phi(m, alpha')``.
+        """
         return bound_constant(self.name, m, constants, alpha)
 
     def default_grid(self, m: int):
-        """The grid of the KL bound's free parameter, or None where it has none."""
+        """Give the stated grid of the KL bound's free parameter.
+
+        Parameters
+        ----------
+        m : int
+            The sample size.
+
+        Returns
+        -------
+        ndarray or None
+            The grid; None where the KL bound has no free parameter.
+        """
         return None
 
     def kl_right_side(self, K, m: int, delta: float, rounding: int = 0):
-        """``rhs`` in ``phi(L, R) <= rhs`` with the KL divergence ``K``."""
+        """Evaluate ``rhs`` in ``phi(L, R) <= rhs`` with the KL divergence ``K``.
+
+        Parameters
+        ----------
+        K : float or ndarray
+            ``KL(Q||P)``.
+        m : int
+            The sample size.
+        delta : float
+            The confidence parameter.
+        rounding : {+1, -1, 0}, default=0
+            The direction to round in.
+
+        Returns
+        -------
+        float or ndarray
+            The right side.
+        """
         raise NotImplementedError(f"the {self.name} distance has no KL bound of that form")
 
     def kl_bound(self, L, K, m: int, delta: float, grid, rounding: int = 0):
-        """The bound with the KL divergence: the inverse at :meth:`kl_right_side`."""
+        """Bound the true risk with the KL divergence: the inverse at the right side.
+
+        Parameters
+        ----------
+        L, K : float or ndarray
+            The Gibbs risk and ``KL(Q||P)``.
+        m : int
+            The sample size.
+        delta : float
+            The confidence parameter.
+        grid : ndarray or None
+            The free parameter's grid, for the bounds that have one.
+        rounding : {+1, -1, 0}, default=0
+            The direction to round in.
+
+        Returns
+        -------
+        float or ndarray
+            The bound.
+        """
         return self.inverse(L, self.kl_right_side(K, m, delta, rounding), rounding)
 
 
 class UnionBoundDistance(Distance):
-    """A distance whose KL bound has a free parameter: the least value over a grid of
-    ``n`` (:meth:`default_grid`), each at ``delta / n`` (``ln(n/delta)``)."""
+    """A distance whose KL bound has a free parameter, chosen from a grid.
+
+    The bound is the least value over a grid of ``n`` (:meth:`default_grid`), each at
+    ``delta / n`` (``ln(n/delta)``), evaluated by :meth:`grid_values`.
+    """
 
     def grid_values(self, L, penalty, m: int, grid, rounding: int = 0):
-        """The bound at each grid value, with ``penalty = K + ln(n/delta)``."""
+        """Evaluate the bound at each grid value.
+
+        Parameters
+        ----------
+        L : float or ndarray
+            The Gibbs risk (broadcast against ``grid``).
+        penalty : float or ndarray
+            ``K + ln(n/delta)``.
+        m : int
+            The sample size.
+        grid : ndarray
+            The free parameter's values.
+        rounding : {+1, -1, 0}, default=0
+            The direction to round in.
+
+        Returns
+        -------
+        ndarray
+            The bound at each grid value.
+        """
         raise NotImplementedError
 
     def kl_bound(self, L, K, m, delta, grid, rounding: int = 0):
@@ -81,8 +239,13 @@ class UnionBoundDistance(Distance):
 
 
 class Linear(UnionBoundDistance):
-    """``phi(lhat, l) = l - lhat``: ``R <= L + rhs``. With KL:
-    ``R <= L + (K + ln(n/delta))/lam + lam/(8m)``, the best ``lam`` of a grid of n."""
+    """The linear distance ``phi(lhat, l) = l - lhat``, so ``R <= L + rhs``.
+
+    Notes
+    -----
+    With KL: ``R <= L + (K + ln(n/delta))/lam + lam/(8m)``, the best ``lam`` of a grid
+    of n (``lam = sqrt(8m) s``, ``s`` in 41 values from 1/4 to 64).
+    """
 
     name = "linear"
 
@@ -96,7 +259,7 @@ class Linear(UnionBoundDistance):
         return nudge(nudge(L, rounding) + nudge(rhs, rounding), rounding)
 
     def default_grid(self, m: int):
-        """``lam = sqrt(8m) * s`` with ``s`` in 41 values from 1/4 to 64 (geometric)."""
+        # ``lam = sqrt(8m) * s`` with ``s`` in 41 values from 1/4 to 64 (geometric).
         return np.sqrt(8 * m) * np.geomspace(0.25, 64, 41)
 
     def grid_values(self, L, penalty, m: int, grid, rounding: int = 0):
@@ -104,8 +267,13 @@ class Linear(UnionBoundDistance):
 
 
 class Squared(Distance):
-    """``phi(lhat, l) = (l - lhat)^2``: ``R <= L + sqrt(rhs)``. With KL (McAllester):
-    ``rhs = (K + ln(2 sqrt(m)/delta)) / (2m)``."""
+    """The squared distance ``phi(lhat, l) = (l - lhat)^2``, so ``R <= L + sqrt(rhs)``.
+
+    Notes
+    -----
+    With KL (McAllester, Pinsker on Seeger/Maurer):
+    ``rhs = (K + ln(2 sqrt(m)/delta)) / (2m)``.
+    """
 
     name = "sq"
 
@@ -126,8 +294,14 @@ class Squared(Distance):
 
 
 class KLDistance(Distance):
-    """``phi(lhat, l) = kl(lhat, l)``: ``R <= kl^{-1}(L, rhs)`` (upper inverse). With KL
-    (Seeger/Maurer): ``rhs = (K + ln(2 sqrt(m)/delta)) / m``."""
+    """The kl distance ``phi(lhat, l) = kl(lhat, l)``, so ``R <= kl^{-1}(L, rhs)``.
+
+    Notes
+    -----
+    The upper inverse, from a verified bracket when rounding up. With KL
+    (Seeger/Maurer): ``rhs = (K + ln(2 sqrt(m)/delta)) / m``. Whether the bound reaches
+    a threshold needs no inversion: ``kl^{-1}(L, e) >= t  <=>  t <= L  or  kl(L, t) <= e``.
+    """
 
     name = "kl"
 
@@ -149,7 +323,7 @@ class KLDistance(Distance):
         return np.maximum(r - error, L) if rounding < 0 else r
 
     def at_least(self, bound, L, div, threshold):
-        """No inversion needed: ``kl^{-1}(L, e) >= t  <=>  t <= L  or  kl(L, t) <= e``."""
+        # No inversion needed: ``kl^{-1}(L, e) >= t  <=>  t <= L  or  kl(L, t) <= e``.
         rhs = bound.measure.right_side(bound, div)
         t = np.clip(threshold, 0.0, 1.0)
         with np.errstate(invalid="ignore"):  # a NaN statistic keeps its interval open
@@ -160,15 +334,19 @@ class KLDistance(Distance):
 
 
 class Catoni(UnionBoundDistance):
-    """Catoni's bound, with KL only:
+    """Catoni's bound, with the KL divergence only.
+
+    Notes
+    -----
     ``R <= (1 - exp(-C L - (K + ln(n/delta))/m)) / (1 - exp(-C))``, the best ``C`` of a
-    grid of n."""
+    grid of n (41 values from 0.01 to 100, geometric).
+    """
 
     name = "catoni"
     moment_bound = False
 
     def default_grid(self, m: int):
-        """``C`` in 41 values from 0.01 to 100 (geometric)."""
+        # ``C`` in 41 values from 0.01 to 100 (geometric).
         return np.geomspace(1e-2, 1e2, 41)
 
     def grid_values(self, L, penalty, m: int, grid, rounding: int = 0):
@@ -180,8 +358,24 @@ DISTANCES = {"linear": Linear(), "sq": Squared(), "kl": KLDistance(), "catoni": 
 
 
 def as_distance(distance) -> Distance:
-    """The distance object for the user's ``distance`` (a key of :data:`DISTANCES`), or a
-    :class:`Distance` already; a ValueError names the known ones."""
+    """Turn the user's word for a distance into its object.
+
+    Parameters
+    ----------
+    distance : {"linear", "sq", "kl", "catoni"} or Distance
+        A key of :data:`DISTANCES`, or an object (ours or a user's), which passes
+        through.
+
+    Returns
+    -------
+    Distance
+        The distance object.
+
+    Raises
+    ------
+    ValueError
+        For any other word, naming the known ones.
+    """
     if isinstance(distance, Distance):
         return distance
     found = DISTANCES.get(distance) if isinstance(distance, str) else None

@@ -44,6 +44,14 @@ _LEAST_NORMAL = 2.3e-308  # a product below this may have lost its digits to und
 class Divergence:
     """The protocol of a divergence ``D(q || p)``; see the module's text.
 
+    A subclass supplies what the engines it is used with ask for (the docs' page
+    "Adding a divergence or a distance" says which); the defaults here are those of a
+    divergence that is its own core and its own bound argument. A subclass may also
+    define ``linear_min(p, g, mu)``, the closed-form minimum of ``g @ q + mu core(q)``
+    over the simplex with a lower bound (see :meth:`KLDivergence.linear_min`); without
+    it the declared engine solves those programs with CVXPY and certifies them by the
+    Frank-Wolfe bound.
+
     Attributes
     ----------
     name : str
@@ -58,67 +66,259 @@ class Divergence:
     has_family : bool
         Whether :meth:`family` gives the one-parameter family ``method="exact"``
         searches; without one the declared engine certifies the minimum.
-    uses_constant, uses_grid : bool
-        Whether the bounds need the distance's constant ``I_phi`` (Theorem 1), or may
-        take a union-bounded grid (the KL bounds).
+    uses_constant : bool
+        Whether the bounds need the distance's constant ``I_phi`` (Theorem 1).
+    uses_grid : bool
+        Whether the bounds may take a union-bounded grid (the KL bounds).
     """
 
     name = ""
     alpha = None
     symbol = "D(q)"
     entropic = False
-    has_family = False  # whether family() gives the exact method its search space
+    has_family = False
+    uses_constant = False
+    uses_grid = False
 
     def term_name(self) -> str:
-        """The name of this divergence's term in a declared bound and in ``Result.terms``."""
+        """Name the divergence's term in a declared bound and in ``Result.terms``.
+
+        Returns
+        -------
+        str
+            The name; :attr:`name` by default.
+        """
         return self.name
 
-    def value(self, q, p) -> float:
-        """The bound's argument at ``q`` (``inf`` where ``q_i > 0 = p_i``)."""
-        return float(self.transform(self.core(q, p), 0))
+    def core(self, q, p, rounding: int = 0) -> float:
+        """Evaluate the convex core at ``q``, rounded in the direction ``rounding``.
 
-    def reported(self, value: float) -> float:
-        """The divergence by its own definition, from :meth:`value`."""
-        return value
+        Parameters
+        ----------
+        q, p : ndarray of shape (H,)
+            The posterior and the prior.
+        rounding : {+1, -1, 0}, default=0
+            Up (the result is at least the exact value), down, or as computed.
 
-    def rounding_error(self, q, p) -> float:
-        """A bound on the absolute rounding error of :meth:`value`."""
-        return 0.0
+        Returns
+        -------
+        float
+            The core; ``inf`` where ``q_i > 0 = p_i``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no core")
 
     def transform(self, core, rounding: int = 0):
-        """The divergence from its core (increasing); the identity by default."""
+        """Map the core to the divergence (an increasing map), rounded outward.
+
+        Parameters
+        ----------
+        core : float or ndarray
+            Values of :meth:`core`.
+        rounding : {+1, -1, 0}, default=0
+            The direction to round in.
+
+        Returns
+        -------
+        ndarray
+            The divergence; the identity by default.
+        """
         return np.asarray(core, dtype=float)
 
+    def core_gradient(self, q, p) -> np.ndarray:
+        """Differentiate the core with respect to ``q``.
+
+        Parameters
+        ----------
+        q, p : ndarray of shape (H,)
+            The posterior and the prior.
+
+        Returns
+        -------
+        ndarray of shape (H,)
+            The gradient.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no core gradient")
+
+    def expr(self, q, p):
+        """Write the core as a CVXPY expression, convex in ``q``.
+
+        Parameters
+        ----------
+        q : cvxpy.Expression of shape (H,)
+            The posterior variable.
+        p : ndarray of shape (H,)
+            The prior.
+
+        Returns
+        -------
+        cvxpy.Expression
+            The core, DCP convex.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no CVXPY expression")
+
+    def value(self, q, p) -> float:
+        """Evaluate the argument the bound's formula takes at ``q``.
+
+        Parameters
+        ----------
+        q, p : ndarray of shape (H,)
+            The posterior and the prior.
+
+        Returns
+        -------
+        float
+            The argument (``sum q^2/p`` for chi-squared, the divergence otherwise),
+            ``inf`` where ``q_i > 0 = p_i``; by default the transformed core.
+        """
+        return float(self.transform(self.core(q, p), 0))
+
+    def rounding_error(self, q, p) -> float:
+        """Bound the absolute rounding error of :meth:`value`.
+
+        Parameters
+        ----------
+        q, p : ndarray of shape (H,)
+            The posterior and the prior.
+
+        Returns
+        -------
+        float
+            A bound on ``|value(q, p) - exact value|``; 0 by default.
+        """
+        return 0.0
+
+    def gradient(self, q, p) -> np.ndarray:
+        """Differentiate :meth:`value` with respect to ``q``.
+
+        Parameters
+        ----------
+        q, p : ndarray of shape (H,)
+            The posterior and the prior.
+
+        Returns
+        -------
+        ndarray of shape (H,)
+            The gradient; that of the core by default.
+        """
+        return self.core_gradient(q, p)
+
+    def reported(self, value: float) -> float:
+        """Turn the bound's argument into the divergence by its own definition.
+
+        Parameters
+        ----------
+        value : float
+            A value of :meth:`value`.
+
+        Returns
+        -------
+        float
+            The divergence; ``value`` itself by default.
+        """
+        return value
+
     def bound_argument(self, term, copies: int = 1):
-        """The argument the bounds take, as a declared expression of this divergence's
-        ``term``, for the posterior ``q`` or (``copies = 2``) for ``q x q`` against
-        ``p x p``: KL and the Renyi divergences add up over a product (``2 D``)."""
+        """Write the bound's argument as a declared expression of this divergence's term.
+
+        Parameters
+        ----------
+        term : cvxpb.engine.declare.terms.DivergenceTerm
+            The divergence of the posterior ``q``.
+        copies : int, default=1
+            1 for ``q``; 2 for ``q x q`` against ``p x p`` (the tandem bounds).
+
+        Returns
+        -------
+        cvxpb.engine.declare.expressions.Expression
+            The argument; ``copies * term`` by default (KL and the Renyi divergences
+            add up over a product).
+        """
         return term if copies == 1 else copies * term
 
     def family(self, risks, prior):
-        """The one-parameter family of posteriors that contains every minimizer of
-        ``L + mu D`` (:mod:`cvxpb.pac_bayes.families`), or None where there is none."""
+        """Give the family of posteriors that contains every minimizer of ``L + mu D``.
+
+        Parameters
+        ----------
+        risks, prior : ndarray of shape (H,)
+            The classifiers' empirical risks and the prior.
+
+        Returns
+        -------
+        object or None
+            A family of :mod:`cvxpb.pac_bayes.families`; None by default (no family:
+            ``method="exact"`` does not apply).
+        """
         return None
 
-    uses_constant = False  # whether the bounds need the distance's constant I_phi
-    uses_grid = False  # whether the bounds may take a union-bounded grid
-
     def accepts(self, distance) -> bool:
-        """Whether this divergence has a bound with ``distance``."""
+        """Say whether this divergence has a bound with ``distance``.
+
+        Parameters
+        ----------
+        distance : cvxpb.pac_bayes.distances.Distance
+            The distance.
+
+        Returns
+        -------
+        bool
+            False by default.
+        """
         return False
 
     def right_side(self, bound, value, rounding: int = 0):
-        """``rhs`` in ``phi(L, R) <= rhs``, the bound's change of measure at the
-        argument ``value`` (for :class:`cvxpb.pac_bayes.bounds.Bound`)."""
-        raise NotImplementedError
+        """Evaluate the change of measure: ``rhs`` in ``phi(L, R) <= rhs``.
+
+        Parameters
+        ----------
+        bound : cvxpb.pac_bayes.bounds.Bound
+            The bound (its distance, ``m``, ``delta``, constant and grid).
+        value : float or ndarray
+            The bound's argument (:meth:`value`).
+        rounding : {+1, -1, 0}, default=0
+            The direction to round in.
+
+        Returns
+        -------
+        float or ndarray
+            The right side.
+        """
+        raise NotImplementedError(f"{type(self).__name__} states no change of measure")
 
     def bound_value(self, bound, L, value, rounding: int = 0):
-        """The bound on the true risk: the distance's inverse at :meth:`right_side`."""
+        """Bound the true risk: the distance's inverse at :meth:`right_side`.
+
+        Parameters
+        ----------
+        bound : cvxpb.pac_bayes.bounds.Bound
+            The bound.
+        L : float or ndarray
+            The Gibbs risk.
+        value : float or ndarray
+            The bound's argument (:meth:`value`).
+        rounding : {+1, -1, 0}, default=0
+            The direction to round in.
+
+        Returns
+        -------
+        float or ndarray
+            The bound on the true risk.
+        """
         return bound.metric.inverse(L, self.right_side(bound, value, rounding), rounding)
 
 
 class KLDivergence(Divergence):
-    """``KL(Q||P) = sum_i q_i log(q_i / p_i)``, with ``0 log 0 = 0``."""
+    """The Kullback-Leibler divergence ``KL(Q||P) = sum_i q_i log(q_i / p_i)``.
+
+    Notes
+    -----
+    With ``0 log 0 = 0``; it is its own core and the bound's argument. Its value is
+    summed exactly, with a rounding error bound for its terms of both signs; its
+    gradient is ``log(q/p) + 1``, its CVXPY expression ``sum rel_entr(q, p)`` (the
+    exponential cone). Its bounds are Seeger/Maurer's (kl), McAllester's (sq) and the
+    union-bounded grids (linear, Catoni); its family the Gibbs posteriors
+    ``q ∝ p exp(-beta l)``.
+    """
 
     name = "kl"
     symbol = "K(q)"
@@ -129,43 +329,59 @@ class KLDivergence(Divergence):
         return "KL"
 
     def value(self, q, p) -> float:
-        """Exactly summed ``sum q log(q/p)``; ``inf`` if ``q_i > 0 = p_i``."""
+        # Exactly summed ``sum q log(q/p)``; ``inf`` if ``q_i > 0 = p_i``.
         from scipy.special import rel_entr  # SciPy loads when a divergence is first valued
 
         terms = rel_entr(np.asarray(q, dtype=float), np.asarray(p, dtype=float))
         return exact_sum(terms) if np.all(np.isfinite(terms)) else math.inf
 
     def rounding_error(self, q, p) -> float:
-        """A bound on the absolute rounding error of :meth:`value` (terms of both signs)."""
+        # A bound on the absolute rounding error of :meth:`value` (terms of both signs).
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         on = q > 0
         size = np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(p[on]))
         return 16 * EPS * exact_sum(size) + 1e-300
 
     def core(self, q, p, rounding: int = 0) -> float:
-        """KL itself, rounded in the direction ``rounding``."""
+        # KL itself, rounded in the direction ``rounding``.
         value = self.value(q, p)
         if not math.isfinite(value):
             return math.inf
         return float(nudge(value + rounding * self.rounding_error(q, p), rounding))
 
     def gradient(self, q, p) -> np.ndarray:
-        """``log(q/p) + 1``."""
+        # ``log(q/p) + 1``.
         with np.errstate(divide="ignore"):
             return np.log(np.asarray(q, dtype=float) / np.asarray(p, dtype=float)) + 1
 
     core_gradient = gradient
 
     def expr(self, q: cp.Expression, p) -> cp.Expression:
-        """``sum rel_entr(q, p)`` (exponential cone)."""
+        # ``sum rel_entr(q, p)`` (exponential cone).
         import cvxpy as cp  # loaded when a program is built: it takes 0.6 s
 
         return cp.sum(cp.rel_entr(q, np.asarray(p, dtype=float)))
 
     def linear_min(self, p, g, mu):
-        """``(q, lower)``: the minimizer of ``g @ q + mu KL(q||p)`` over the simplex,
-        the Gibbs posterior ``q ~ p exp(-g/mu)``, and its value ``-mu log sum p e^(-g/mu)``
-        rounded down. ``mu = 0`` gives the least ``g``."""
+        """Minimize ``g @ q + mu KL(q||p)`` over the simplex, in closed form.
+
+        Parameters
+        ----------
+        p : ndarray of shape (H,)
+            The prior.
+        g : ndarray of shape (H,)
+            The linear part.
+        mu : float
+            The weight of the divergence, at least 0.
+
+        Returns
+        -------
+        q : ndarray of shape (H,)
+            The minimizer, the Gibbs posterior ``q ~ p exp(-g/mu)`` (for ``mu = 0``,
+            uniform on the least entries of ``g``).
+        lower : float
+            The minimum ``-mu log sum p e^(-g/mu)``, rounded down: a proven lower bound.
+        """
         from scipy.special import logsumexp
 
         g = np.asarray(g, dtype=float)
@@ -190,15 +406,25 @@ class KLDivergence(Divergence):
         return bound.metric.kl_bound(L, K, bound.m, bound.delta, bound.grid, rounding)
 
     def family(self, risks, prior):
-        """The Gibbs posteriors ``q ∝ p exp(-beta l)``."""
+        # The Gibbs posteriors ``q ∝ p exp(-beta l)``.
         from cvxpb.pac_bayes.families import GibbsFamily
 
         return GibbsFamily(risks, prior)
 
 
 class PowerDivergence(Divergence):
-    """A divergence that is an increasing transform of the convex moment
-    ``M = sum_i p_i^(1 - alpha) q_i^alpha``, ``alpha > 1``."""
+    """A divergence that is an increasing transform of a moment of order ``alpha``.
+
+    The moment ``M = sum_i p_i^(1 - alpha) q_i^alpha`` is convex in ``q``; its gradient
+    is ``alpha (q/p)^(alpha - 1)`` and its CVXPY expression a weighted sum of powers.
+    Its bounds are Theorem 1 of Sahu & Hemachandra, with every distance that has a
+    constant ``I_phi``.
+
+    Parameters
+    ----------
+    alpha : float
+        The order, finite and > 1.
+    """
 
     uses_constant = True
     has_family = True
@@ -210,16 +436,16 @@ class PowerDivergence(Divergence):
         return distance.moment_bound  # Theorem 1 needs the distance's constant
 
     def core(self, q, p, rounding: int = 0) -> float:
-        """The moment ``M``, rounded in the direction ``rounding``."""
+        # The moment ``M``, rounded in the direction ``rounding``.
         raise NotImplementedError
 
     def core_gradient(self, q, p) -> np.ndarray:
-        """``alpha (q/p)^(alpha - 1)``, the gradient of ``M``."""
+        # ``alpha (q/p)^(alpha - 1)``, the gradient of ``M``.
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         return self.alpha * (q / p) ** (self.alpha - 1)
 
     def expr(self, q: cp.Expression, p) -> cp.Expression:
-        """``sum_i p_i^(1-alpha) q_i^alpha``, the convex moment (needs ``p > 0``)."""
+        # ``sum_i p_i^(1-alpha) q_i^alpha``, the convex moment (needs ``p > 0``).
         import cvxpy as cp  # loaded when a program is built: it takes 0.6 s
 
         weights = np.asarray(p, dtype=float) ** (1 - self.alpha)
@@ -228,10 +454,28 @@ class PowerDivergence(Divergence):
         return cp.sum(cp.multiply(weights, cp.power(q, self.alpha)))
 
     def linear_min(self, p, g, mu):
-        """``(q, lower)`` for ``min g @ q + mu M(q)`` over the simplex. The dual
-        function ``h(nu) = nu - (1 - 1/alpha) sum_i (nu - g_i)_+ q_i(nu)``, with
-        ``q_i(nu) = p_i ((nu - g_i)_+ / (mu alpha))^(1/(alpha - 1))``, is a lower bound at
-        every ``nu`` (weak duality); ``nu`` solves ``sum q(nu) = 1`` by bisection."""
+        """Minimize ``g @ q + mu M(q)`` over the simplex, with a dual certificate.
+
+        The dual function ``h(nu) = nu - (1 - 1/alpha) sum_i (nu - g_i)_+ q_i(nu)``, with
+        ``q_i(nu) = p_i ((nu - g_i)_+ / (mu alpha))^(1/(alpha - 1))``, is a lower bound
+        at every ``nu`` (weak duality); ``nu`` solves ``sum q(nu) = 1`` by bisection.
+
+        Parameters
+        ----------
+        p : ndarray of shape (H,)
+            The prior.
+        g : ndarray of shape (H,)
+            The linear part.
+        mu : float
+            The weight of the moment, at least 0.
+
+        Returns
+        -------
+        q : ndarray of shape (H,)
+            The minimizer (normalized ``q(nu)``).
+        lower : float
+            ``h(nu)`` less its rounding error: a proven lower bound on the minimum.
+        """
         g = np.asarray(g, dtype=float)
         if mu == 0:
             return _least(g)
@@ -252,9 +496,16 @@ class PowerDivergence(Divergence):
 
 
 class Chi2(PowerDivergence):
-    """The chi-squared divergence ``chi2(Q||P) = sum_i q_i^2 / p_i - 1``; the bounds of
-    Sahu & Hemachandra (Theorem 1, alpha = 2) take ``D = sum_i q_i^2 / p_i``, its
-    :meth:`value`."""
+    """The chi-squared divergence ``chi2(Q||P) = sum_i q_i^2 / p_i - 1``.
+
+    Notes
+    -----
+    The bounds of Sahu & Hemachandra (Theorem 1, alpha = 2) take
+    ``D = sum_i q_i^2 / p_i`` (:meth:`value`, summed exactly from ``q (q / p)``: two
+    roundings a term, no underflow above the least normal float), with the change of
+    measure ``sqrt(D I / delta)``; ``D`` multiplies over a product posterior. The
+    family is ``q ∝ p (nu - l)_+``.
+    """
 
     name = "chi2"
 
@@ -262,9 +513,9 @@ class Chi2(PowerDivergence):
         super().__init__(2.0)
 
     def core(self, q, p, rounding: int = 0) -> float:
-        """``M = sum q^2/p`` summed exactly from ``q (q / p)`` (two roundings a term, no
-        underflow above the least normal float), rounded in the direction ``rounding``;
-        ``inf`` if ``q_i > 0 = p_i``."""
+        # ``M = sum q^2/p`` summed exactly from ``q (q / p)`` (two roundings a term, no
+        # underflow above the least normal float), rounded in the direction ``rounding``;
+        # ``inf`` if ``q_i > 0 = p_i``.
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         on = q > 0
         if np.any(on & (p == 0)):
@@ -277,15 +528,15 @@ class Chi2(PowerDivergence):
         return float(nudge(value + rounding * margin, rounding))
 
     def value(self, q, p) -> float:
-        """``D = sum q^2/p``, the argument of Theorem 1."""
+        # ``D = sum q^2/p``, the argument of Theorem 1.
         return self.core(q, p)
 
     def rounding_error(self, q, p) -> float:
-        """Two roundings a term and the least normal float for each underflow."""
+        # Two roundings a term and the least normal float for each underflow.
         return 4 * EPS * self.core(q, p) + _LEAST_NORMAL * np.count_nonzero(np.asarray(q) > 0)
 
     def reported(self, value: float) -> float:
-        """``chi2(Q||P) = D - 1``."""
+        # ``chi2(Q||P) = D - 1``.
         return value - 1.0
 
     def transform(self, core, rounding: int = 0):
@@ -293,35 +544,45 @@ class Chi2(PowerDivergence):
         return nudge(np.asarray(core, dtype=float) - 1.0, rounding)
 
     def gradient(self, q, p) -> np.ndarray:
-        """``2 q / p``, the gradient of ``D``."""
+        # ``2 q / p``, the gradient of ``D``.
         return 2 * np.asarray(q, dtype=float) / np.asarray(p, dtype=float)
 
     def right_side(self, bound, D, rounding: int = 0):
-        """Theorem 1 at alpha = 2: ``sqrt(D I / delta)``."""
+        # Theorem 1 at alpha = 2: ``sqrt(D I / delta)``.
         return nudge(np.sqrt(nudge(D * bound.constant / bound.delta, rounding)), rounding)
 
     def bound_argument(self, term, copies: int = 1):
-        """``(chi2 + 1)^copies``: ``sum q^2/p`` multiplies over a product."""
+        # ``(chi2 + 1)^copies``: ``sum q^2/p`` multiplies over a product.
         argument = term + 1
         return argument if copies == 1 else argument**copies
 
     def family(self, risks, prior):
-        """The posteriors ``q ∝ p (nu - l)_+``."""
+        # The posteriors ``q ∝ p (nu - l)_+``.
         from cvxpb.pac_bayes.families import Chi2Family
 
         return Chi2Family(risks, prior)
 
 
 class Renyi(PowerDivergence):
-    """The Renyi divergence of order ``alpha > 1``:
-    ``D_alpha(Q||P) = log(sum_i q_i^alpha p_i^(1 - alpha)) / (alpha - 1)``.
+    """The Renyi divergence ``D_alpha(Q||P) = log(sum_i q_i^alpha p_i^(1-alpha)) / (alpha-1)``.
 
+    Parameters
+    ----------
+    alpha : float
+        The order, finite and > 1.
+
+    Notes
+    -----
     Theorem 1 of Sahu & Hemachandra (after Begin et al., 2016) has
     ``(sum q^alpha p^(1-alpha))^(1/alpha) = exp(D_alpha / alpha')``; the sum itself
     overflows for small prior weights, so :meth:`value` never forms it: with
     ``t_i = (alpha - 1) log(q_i / p_i)``, ``log sum q e^t`` is ``log1p(sum q expm1(t))``
     when every ``t_i <= 1`` (accurate as ``alpha -> 1``) and a log-sum-exp otherwise.
     ``alpha = 2`` gives ``log(sum q^2/p)``; ``divergence="chi2"`` keeps the sum itself.
+    The core is the moment, ``exp`` of that logarithm (the largest float where it
+    overflows, rounded down); the change of measure is
+    ``exp((D_alpha + log I - log delta) / alpha')``, in log space; the family is
+    ``q ∝ p (nu - l)_+^(1/(alpha - 1))``.
     """
 
     name = "renyi"
@@ -335,7 +596,18 @@ class Renyi(PowerDivergence):
         return on, (self.alpha - 1) * (np.log(q[on]) - np.log(p[on]))
 
     def log_moment(self, q, p) -> float:
-        """``log sum_i q_i^alpha p_i^(1 - alpha)``."""
+        """Evaluate ``log sum_i q_i^alpha p_i^(1 - alpha)`` without forming the sum.
+
+        Parameters
+        ----------
+        q, p : ndarray of shape (H,)
+            The posterior and the prior.
+
+        Returns
+        -------
+        float
+            The logarithm of the moment; ``inf`` where ``q_i > 0 = p_i``.
+        """
         from scipy.special import logsumexp
 
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
@@ -351,17 +623,17 @@ class Renyi(PowerDivergence):
         return self.log_moment(q, p) / (self.alpha - 1)
 
     def rounding_error(self, q, p) -> float:
-        """A bound on the absolute rounding error of :meth:`value`."""
+        # A bound on the absolute rounding error of :meth:`value`.
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         on = q > 0
         size = np.max(np.abs(np.log(q[on])) + np.abs(np.log(p[on])), initial=0.0)
         return 32 * EPS * (size + abs(self.value(q, p))) + 1e-300
 
     def core(self, q, p, rounding: int = 0) -> float:
-        """``M = exp(log M)`` from :meth:`log_moment`, rounded in the direction
-        ``rounding`` (its error is that of :meth:`value` times ``alpha - 1``). A moment
-        beyond the largest float (small prior weights, large orders) is ``inf`` rounded
-        up and the largest float rounded down: :meth:`value` keeps it in log space."""
+        # ``M = exp(log M)`` from :meth:`log_moment`, rounded in the direction
+        # ``rounding`` (its error is that of :meth:`value` times ``alpha - 1``). A moment
+        # beyond the largest float (small prior weights, large orders) is ``inf`` rounded
+        # up and the largest float rounded down: :meth:`value` keeps it in log space.
         log_moment = self.log_moment(q, p)
         if not math.isfinite(log_moment):
             return math.inf
@@ -379,13 +651,13 @@ class Renyi(PowerDivergence):
             return nudge(log_moment / (self.alpha - 1), rounding)
 
     def right_side(self, bound, D, rounding: int = 0):
-        """Theorem 1 in log space: ``exp((D_alpha + log I - log delta) / alpha')``."""
+        # Theorem 1 in log space: ``exp((D_alpha + log I - log delta) / alpha')``.
         exponent = nudge(nudge(D, rounding) + (bound.log_constant - np.log(bound.delta)), rounding)
         with np.errstate(over="ignore"):
             return nudge(np.exp(nudge(exponent / conjugate(self.alpha), rounding)), rounding)
 
     def gradient(self, q, p) -> np.ndarray:
-        """``alpha/(alpha-1) (q_i/p_i)^(alpha-1) / sum_j q_j^alpha p_j^(1-alpha)``."""
+        # ``alpha/(alpha-1) (q_i/p_i)^(alpha-1) / sum_j q_j^alpha p_j^(1-alpha)``.
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         with np.errstate(divide="ignore"):
             t = (self.alpha - 1) * (np.log(q) - np.log(p))
@@ -393,7 +665,7 @@ class Renyi(PowerDivergence):
         return scale * np.exp(t - self.log_moment(q, p))
 
     def family(self, risks, prior):
-        """The posteriors ``q ∝ p (nu - l)_+^(1/(alpha - 1))``."""
+        # The posteriors ``q ∝ p (nu - l)_+^(1/(alpha - 1))``.
         from cvxpb.pac_bayes.families import Chi2AsRenyi, RenyiFamily
 
         if self.alpha == 2:
@@ -406,8 +678,10 @@ _BY_NAME = {"chi2": Chi2, "kl": KLDivergence, "renyi": Renyi}
 
 
 def as_divergence(divergence, alpha=None) -> Divergence:
-    """The divergence object for the user's ``divergence``: one of :data:`DIVERGENCES`
-    (``"renyi"`` with a finite ``alpha > 1``), or a :class:`Divergence` already.
+    """Turn the user's word for a divergence into its object.
+
+    The words are :data:`DIVERGENCES` (``"renyi"`` with a finite ``alpha > 1``); a
+    :class:`Divergence` passes through.
 
     Parameters
     ----------
@@ -420,6 +694,7 @@ def as_divergence(divergence, alpha=None) -> Divergence:
     Returns
     -------
     Divergence
+        The divergence object.
 
     Raises
     ------

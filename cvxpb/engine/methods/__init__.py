@@ -50,8 +50,18 @@ def _module(name: str):
 
 
 def applicable(problem) -> list[str]:
-    """The names of the methods that can solve ``problem``, in registry order (the others
-    raise a ValueError saying why)."""
+    """List the methods that can solve ``problem``, in registry order.
+
+    Parameters
+    ----------
+    problem : cvxpb.BoundProblem
+        The problem.
+
+    Returns
+    -------
+    list of str
+        The methods whose module supports it (the others raise a ValueError saying why).
+    """
     return [name for name in _MODULES if getattr(_module(name), "supports", _always)(problem)]
 
 
@@ -60,10 +70,23 @@ def _always(problem) -> bool:
 
 
 def method_options(method: str) -> set | None:
-    """The keyword options ``method`` takes, or None where they go on to a solver
-    library unchecked (a module whose ``PASSES_OPTIONS`` is true: ``cvx``, whose options
-    CVXPY passes to Clarabel, ECOS or SCS). A module's ``further_options()`` adds the
-    options its ``solve`` hands on (``ccp``: the CCP driver's)."""
+    """Name the keyword options ``method`` takes.
+
+    A module whose ``PASSES_OPTIONS`` is true hands its options to a solver library
+    unchecked (``cvx``: CVXPY passes them to Clarabel, ECOS or SCS); a module's
+    ``further_options()`` adds the options its ``solve`` hands on (``ccp``: the CCP
+    driver's).
+
+    Parameters
+    ----------
+    method : str
+        A name of :data:`METHODS`.
+
+    Returns
+    -------
+    set of str or None
+        The options; None where they go on unchecked.
+    """
     module = _module(method)
     if getattr(module, "PASSES_OPTIONS", False):
         return None
@@ -72,14 +95,38 @@ def method_options(method: str) -> set | None:
 
 
 def solver_methods() -> list[str]:
-    """The methods that call a solver library: their module has ``solver_options``."""
+    """List the methods that call a solver library.
+
+    Returns
+    -------
+    list of str
+        The methods whose module has ``solver_options``.
+    """
     return [name for name in _MODULES if hasattr(_module(name), "solver_options")]
 
 
 def solver_options(method: str, solver, verbose: bool) -> dict:
-    """The keyword options that pass ``solver`` (None: the method's default) and
-    ``verbose`` to ``method``; a ValueError if ``method`` calls no solver library and a
-    solver is named."""
+    """Give the keyword options that pass ``solver`` and ``verbose`` to ``method``.
+
+    Parameters
+    ----------
+    method : str
+        A name of :data:`METHODS`.
+    solver : str or None
+        The solver library's solver; None for the method's default.
+    verbose : bool
+        Whether the solver prints its log.
+
+    Returns
+    -------
+    dict
+        The options, for the method's ``solve``.
+
+    Raises
+    ------
+    ValueError
+        If ``method`` calls no solver library and a solver is named.
+    """
     module = _module(method)
     if not hasattr(module, "solver_options"):
         if solver is not None:
