@@ -11,41 +11,6 @@ import numpy as np
 
 from cvxpb.pac_bayes.divergences import Chi2, Renyi
 
-FORMULAS = {
-    (
-        "linear",
-        "chi2",
-    ): "min_q  L(q) + c sqrt(D(q)),  c = sqrt(I_lin/delta)  (Sahu & Hemachandra, eq. 8)",
-    (
-        "sq",
-        "chi2",
-    ): "min_q  L(q) + c^(1/2) D(q)^(1/4),  c = sqrt(I_sq/delta)  (Sahu & Hemachandra, eq. 11)",
-    (
-        "kl",
-        "chi2",
-    ): "min_{q,r}  r  s.t.  kl(L(q), r) <= c sqrt(D(q))  (Sahu & Hemachandra, eq. 14)",
-    ("kl", "kl"): "min_{q,r}  r  s.t.  kl(L(q), r) <= (K(q) + ln(2 sqrt(m)/delta))/m  (Seeger)",
-    ("sq", "kl"): "min_q  L(q) + sqrt((K(q) + ln(2 sqrt(m)/delta))/(2m))  (McAllester)",
-    ("linear", "kl"): "min_q min_lam  L(q) + (K(q) + ln(n/delta))/lam + lam/(8m)   (grid of n)",
-    ("catoni", "kl"): "min_q min_C  (1 - exp(-C L(q) - (K(q) + ln(n/delta))/m))/(1 - e^-C)",
-    ("linear", "renyi"): "min_q  L(q) + c S(q)^(1/alpha),  c = (I_lin/delta)^(1/alpha')  "
-    "(Sahu & Hemachandra, Theorem 1)",
-    ("sq", "renyi"): "min_q  L(q) + (c S(q)^(1/alpha))^(1/2),  c = (I_sq/delta)^(1/alpha')",
-    ("kl", "renyi"): "min_{q,r}  r  s.t.  kl(L(q), r) <= c S(q)^(1/alpha),  "
-    "c = (I_kl/delta)^(1/alpha')",
-}
-NOT_DCP = {
-    ("sq", "chi2"): "the fourth root of a convex function is neither convex nor concave "
-    "(Sahu & Hemachandra, Theorem 7)",
-    ("kl", "chi2"): "the constraint is convex <= convex, a difference of convex functions",
-    ("kl", "kl"): "the constraint is convex <= convex, a difference of convex functions",
-    ("sq", "kl"): "the square root of a convex function is neither convex nor concave",
-    ("sq", "renyi"): "the square root of a convex function is neither convex nor concave",
-    ("kl", "renyi"): "the constraint is convex <= convex, a difference of convex functions",
-    ("catoni", "kl"): "1 - exp(-x) is concave increasing, so of a convex x it is "
-    "quasiconvex (DQCP) but not DCP; for fixed C, minimizing it means minimizing the DCP x",
-}
-
 
 def _terms(problem, q):
     """The named CVXPY expressions of the bound's ingredients."""
@@ -72,30 +37,11 @@ def _terms(problem, q):
     return terms
 
 
-def _kl_constraint(L, second, r):
-    return cp.kl_div(L, r) + cp.kl_div(1 - L, 1 - r) - second  # kl(L, r) - rhs <= 0
-
-
-_OBJECTIVES = {  # the bound (or its constraint) of each pair, with CVXPY atoms
-    ("linear", "chi2"): lambda L, second, r: L + second,
-    ("linear", "renyi"): lambda L, second, r: L + second,
-    ("sq", "chi2"): lambda L, second, r: L + cp.sqrt(second),
-    ("sq", "renyi"): lambda L, second, r: L + cp.sqrt(second),
-    ("sq", "kl"): lambda L, second, r: L + cp.sqrt(second),
-    ("kl", "chi2"): _kl_constraint,
-    ("kl", "renyi"): _kl_constraint,
-    ("kl", "kl"): _kl_constraint,
-    ("linear", "kl"): lambda L, second, r: L + second / 10.0,
-    ("catoni", "kl"): lambda L, second, r: 1 - cp.exp(-(L + second)),
-}
-
-
 def _objective(problem, terms):
     """The bound (or its constraint) written with CVXPY atoms, DCP or not (the constants
-    do not change curvature, so they are left at 1)."""
+    do not change curvature, so they are left at 1): the distance's teaching form."""
     L, second = list(terms.values())[:2]
-    r = cp.Variable(name="r")
-    return _OBJECTIVES[(problem.distance, problem.divergence)](L, second, r)
+    return problem.distance_function.teaching_form(L, second, cp.Variable(name="r"))
 
 
 def _cones(problem: cp.Problem) -> str:
@@ -114,8 +60,8 @@ def _simplex(q):
 
 def explain(problem) -> str:
     """A readable account of ``problem``: terms, curvature, DCP verdict and cones."""
-    key = (problem.distance, problem.divergence)
-    if key not in FORMULAS:  # a user's distance or divergence: the declared engine's account
+    formula = problem.divergence_function.formula(problem.distance_function)
+    if formula is None:  # a user's distance or divergence: the declared engine's account
         from cvxpb.engine.declare import Minimize
 
         return "\n".join(
@@ -123,7 +69,8 @@ def explain(problem) -> str:
         )
     q = cp.Variable(problem.H, nonneg=True, name="q")
     terms = _terms(problem, q)
-    lines = [repr(problem), "", "bound: " + FORMULAS[key]]
+    program, not_dcp = formula
+    lines = [repr(problem), "", "bound: " + program]
     if isinstance(problem.divergence_function, Chi2):
         lines.append(
             f"  I_{problem.distance}(m={problem.m}, 2) = "
@@ -136,8 +83,8 @@ def explain(problem) -> str:
     body = _objective(problem, terms)
     lines.append(f"{'bound (or its constraint)':{width}} {body.curvature:10} {_short(body)}")
     lines.append("")
-    if key in NOT_DCP:
-        lines.append(f"DCP: no -- {NOT_DCP[key]}.")
+    if not_dcp is not None:
+        lines.append(f"DCP: no -- {not_dcp}.")
     else:
         program = cp.Problem(cp.Minimize(body), _simplex(q))
         lines.append(

@@ -142,6 +142,26 @@ class Distance:
         """
         return bound_constant(self.name, m, constants, alpha)
 
+    def teaching_form(self, L, second, r):
+        """Write the bound (or its constraint) with CVXPY atoms, for ``explain``.
+
+        Parameters
+        ----------
+        L : cvxpy.Expression
+            The Gibbs risk.
+        second : cvxpy.Expression
+            The divergence's term as the bound takes it; constants are left at 1, as
+            they do not change curvature.
+        r : cvxpy.Variable
+            The bound, for the distances whose bound is a constraint on it.
+
+        Returns
+        -------
+        cvxpy.Expression
+            The bound, or the left side of its constraint ``... <= 0``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no teaching form")
+
     def default_grid(self, m: int):
         """Give the stated grid of the KL bound's free parameter.
 
@@ -252,6 +272,9 @@ class Linear(UnionBoundDistance):
     def phi(self, lhat, l):
         return np.asarray(l) - np.asarray(lhat)
 
+    def teaching_form(self, L, second, r):
+        return L + second
+
     def expr(self, lhat, l):
         return l - lhat
 
@@ -280,6 +303,11 @@ class Squared(Distance):
     def phi(self, lhat, l):
         return (np.asarray(l) - np.asarray(lhat)) ** 2
 
+    def teaching_form(self, L, second, r):
+        import cvxpy as cp
+
+        return L + cp.sqrt(second)
+
     def expr(self, lhat, l):
         import cvxpy as cp  # loaded when a program is built: it takes 0.6 s
 
@@ -307,6 +335,9 @@ class KLDistance(Distance):
 
     def phi(self, lhat, l):
         return kl(lhat, l)
+
+    def teaching_form(self, L, second, r):
+        return self.expr(L, r) - second  # kl(L, r) - rhs <= 0
 
     def expr(self, lhat, l):
         import cvxpy as cp  # loaded when a program is built: it takes 0.6 s
@@ -344,6 +375,11 @@ class Catoni(UnionBoundDistance):
 
     name = "catoni"
     moment_bound = False
+
+    def teaching_form(self, L, second, r):
+        import cvxpy as cp
+
+        return 1 - cp.exp(-(L + second))
 
     def default_grid(self, m: int):
         # ``C`` in 41 values from 0.01 to 100 (geometric).

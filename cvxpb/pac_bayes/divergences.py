@@ -34,6 +34,7 @@ import numpy as np
 from cvxpb.numerics.constants import check_order, conjugate
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, LARGEST, nudge
+from cvxpb.pac_bayes.distances import Catoni, KLDistance, Linear, Squared
 
 if TYPE_CHECKING:
     import cvxpy as cp
@@ -251,6 +252,26 @@ class Divergence:
         """
         return None
 
+    formulas: dict = {}  # distance class -> (the bound as a program, why not DCP or None)
+
+    def formula(self, distance):
+        """Give the bound with ``distance`` as a program, with its source, for ``explain``.
+
+        Parameters
+        ----------
+        distance : cvxpb.pac_bayes.distances.Distance
+            The distance.
+
+        Returns
+        -------
+        tuple of (str, str or None) or None
+            The program and, where it is not DCP, why; None where this divergence
+            states none (a user's, say: ``explain`` then gives the declared engine's
+            account).
+        """
+        found = [text for kind, text in self.formulas.items() if isinstance(distance, kind)]
+        return found[0] if found else None
+
     def accepts(self, distance) -> bool:
         """Say whether this divergence has a bound with ``distance``.
 
@@ -324,6 +345,25 @@ class KLDivergence(Divergence):
     symbol = "K(q)"
     entropic = True
     has_family = True
+    formulas = {
+        KLDistance: (
+            "min_{q,r}  r  s.t.  kl(L(q), r) <= (K(q) + ln(2 sqrt(m)/delta))/m  (Seeger)",
+            "the constraint is convex <= convex, a difference of convex functions",
+        ),
+        Squared: (
+            "min_q  L(q) + sqrt((K(q) + ln(2 sqrt(m)/delta))/(2m))  (McAllester)",
+            "the square root of a convex function is neither convex nor concave",
+        ),
+        Linear: (
+            "min_q min_lam  L(q) + (K(q) + ln(n/delta))/lam + lam/(8m)   (grid of n)",
+            None,
+        ),
+        Catoni: (
+            "min_q min_C  (1 - exp(-C L(q) - (K(q) + ln(n/delta))/m))/(1 - e^-C)",
+            "1 - exp(-x) is concave increasing, so of a convex x it is quasiconvex (DQCP) "
+            "but not DCP; for fixed C, minimizing it means minimizing the DCP x",
+        ),
+    }
 
     def term_name(self) -> str:
         return "KL"
@@ -508,6 +548,21 @@ class Chi2(PowerDivergence):
     """
 
     name = "chi2"
+    formulas = {
+        Linear: (
+            "min_q  L(q) + c sqrt(D(q)),  c = sqrt(I_lin/delta)  (Sahu & Hemachandra, eq. 8)",
+            None,
+        ),
+        Squared: (
+            "min_q  L(q) + c^(1/2) D(q)^(1/4),  c = sqrt(I_sq/delta)  (Sahu & Hemachandra, eq. 11)",
+            "the fourth root of a convex function is neither convex nor concave "
+            "(Sahu & Hemachandra, Theorem 7)",
+        ),
+        KLDistance: (
+            "min_{q,r}  r  s.t.  kl(L(q), r) <= c sqrt(D(q))  (Sahu & Hemachandra, eq. 14)",
+            "the constraint is convex <= convex, a difference of convex functions",
+        ),
+    }
 
     def __init__(self):
         super().__init__(2.0)
@@ -587,6 +642,21 @@ class Renyi(PowerDivergence):
 
     name = "renyi"
     symbol = "S(q)"
+    formulas = {
+        Linear: (
+            "min_q  L(q) + c S(q)^(1/alpha),  c = (I_lin/delta)^(1/alpha')  "
+            "(Sahu & Hemachandra, Theorem 1)",
+            None,
+        ),
+        Squared: (
+            "min_q  L(q) + (c S(q)^(1/alpha))^(1/2),  c = (I_sq/delta)^(1/alpha')",
+            "the square root of a convex function is neither convex nor concave",
+        ),
+        KLDistance: (
+            "min_{q,r}  r  s.t.  kl(L(q), r) <= c S(q)^(1/alpha),  c = (I_kl/delta)^(1/alpha')",
+            "the constraint is convex <= convex, a difference of convex functions",
+        ),
+    }
 
     def term_name(self) -> str:
         return f"renyi_{self.alpha:g}"
