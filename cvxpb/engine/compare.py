@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from cvxpb.engine.methods import applicable
+from cvxpb.engine.methods import applicable, certifies
 
 
 def applicable_methods(problem) -> list[str]:
@@ -75,7 +75,7 @@ def compare(problem, methods=None, options: dict | None = None) -> Comparison:
     options = options or {}
     applicable = applicable_methods(problem)
     methods = applicable if methods is None else list(methods)
-    name = "exact" if "exact" in applicable else "declared"
+    name = next(m for m in applicable if certifies(m))  # exact, else declared
     reference = problem.solve(name, **options.get(name, {}))
     results = {name: reference}
     for method in methods:

@@ -94,6 +94,22 @@ def method_options(method: str) -> set | None:
     return _keywords(module.solve) | further()
 
 
+def certifies(method: str) -> bool:
+    """Say whether ``method`` proves a lower bound on the minimum (a certificate).
+
+    Parameters
+    ----------
+    method : str
+        A name of :data:`METHODS`.
+
+    Returns
+    -------
+    bool
+        Whether its module's ``CERTIFIES`` is true (``exact``, ``declared``).
+    """
+    return getattr(_module(method), "CERTIFIES", False)
+
+
 def solver_methods() -> list[str]:
     """List the methods that call a solver library.
 
@@ -144,4 +160,11 @@ def _keywords(function) -> set:
     return {name for name, p in parameters.items() if p.kind in kinds} - {"problem"}
 
 
-__all__ = ["METHODS", "applicable", "method_options", "solver_methods", "solver_options"]
+__all__ = [
+    "METHODS",
+    "applicable",
+    "certifies",
+    "method_options",
+    "solver_methods",
+    "solver_options",
+]

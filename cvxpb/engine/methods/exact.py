@@ -31,6 +31,9 @@ FRONTIER_CHUNK = 4096  # intervals whose frontier pairs are built at once
 MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, "max_rounds"
 
 
+CERTIFIES = True  # a proven lower bound on the minimum: the reference of compare()
+
+
 def supports(problem) -> bool:
     """The exact method searches the divergence's one-parameter family; a divergence
     without one (a user's, say) is left to the declared engine."""
