@@ -19,6 +19,8 @@ MODULES = [
     "cvxpb.pac_bayes.bounds",
     "cvxpb.engine.result",
     "cvxpb.engine.methods",
+    "cvxpb.engine.problem",
+    "cvxpb.engine.declare.problem",
 ]
 OPTIONAL = {"EX01", "SA01", "ES01"}
 

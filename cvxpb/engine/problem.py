@@ -94,6 +94,7 @@ class BoundProblem:
 
     @property
     def H(self) -> int:
+        """The number of classifiers."""
         return self.risks.size
 
     def __repr__(self):
@@ -107,7 +108,24 @@ class BoundProblem:
     # -- evaluation --------------------------------------------------------
 
     def project(self, q) -> np.ndarray:
-        """``q`` checked to be within 1e-9 of the simplex, clipped and renormalized."""
+        """Check ``q`` against the simplex, then clip and renormalize it.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        ndarray of shape (H,)
+            ``q`` clipped at 0 and divided by its sum.
+
+        Raises
+        ------
+        ValueError
+            Unless ``q`` is finite, non-negative and sums to 1 within 1e-9 and 1e-6, with
+            no mass where the prior is zero.
+        """
         q = np.asarray(q, dtype=float)
         if q.shape != (self.H,):
             raise ValueError(f"q must have length {self.H}, got shape {q.shape}")
@@ -122,7 +140,20 @@ class BoundProblem:
         return q / total
 
     def terms(self, q) -> tuple[float, float]:
-        """``(L, div)`` at ``q``: exactly summed, ``q`` read as ``q / sum(q)``."""
+        """Evaluate the bound's two arguments at ``q``, exactly summed.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        L : float
+            The Gibbs risk ``sum q_i l_i`` of ``q / sum(q)``.
+        div : float
+            The divergence's argument: ``sum q^2/p`` for chi2, ``D_alpha``, KL.
+        """
         return self._projected_terms(self.project(q))
 
     def _projected_terms(self, q) -> tuple[float, float]:
@@ -141,17 +172,52 @@ class BoundProblem:
         return float(self.bound_function(L, div, rounding=+1))
 
     def evaluate(self, q) -> float:
-        """The bound at posterior ``q``, rounded outward (a valid upper bound) and at
-        most 1, since the true risk is; :meth:`evaluate_unclipped` keeps larger values."""
+        """Evaluate the bound at ``q``, rounded outward: a valid upper bound.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        float
+            The bound, at most 1 since the true risk is (:meth:`evaluate_unclipped`
+            keeps larger values).
+        """
         return min(self.evaluate_unclipped(q), 1.0)
 
     def evaluate_unclipped(self, q) -> float:
-        """The bound's formula at ``q``, rounded outward, even where it exceeds 1."""
+        """Evaluate the bound's formula at ``q``, rounded outward, even above 1.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        float
+            The formula's value.
+        """
         q = self.project(q)
         return self._rounded_bound(q, *self._projected_terms(q))
 
     def raw_terms(self, q) -> tuple[float, float]:
-        """``(L, div)`` at any non-negative ``q``, unnormalized and unchecked (for solvers)."""
+        """Evaluate the bound's arguments at any non-negative ``q``, unchecked.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            Non-negative weights, not normalized (for solvers).
+
+        Returns
+        -------
+        L : float
+            ``q @ risks``.
+        div : float
+            The divergence's argument at ``q``.
+        """
         q = np.clip(np.asarray(q, dtype=float), 0.0, None)
         return float(q @ self.risks), self.divergence_function.value(q, self.prior)
 
@@ -165,10 +231,18 @@ class BoundProblem:
         return d_L, d_div
 
     def gradient(self, q) -> np.ndarray:
-        """The gradient of the bound at ``q`` (not projected): ``g_L l + g_div grad div``.
+        """Differentiate the bound at ``q`` (not projected): ``g_L l + g_div grad div``.
 
-        Entries where the prior is zero are ``+inf`` (the divergence forbids them);
-        KL's ``log q`` is taken at ``max(q, 1e-300)``.
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        ndarray of shape (H,)
+            The gradient; ``+inf`` where the prior is zero (the divergence forbids those
+            entries). KL's ``log q`` is taken at ``max(q, 1e-300)``.
         """
         q = np.clip(np.asarray(q, dtype=float), 0.0, None)
         d_L, d_div = self._partials(*self.raw_terms(q))
@@ -181,12 +255,22 @@ class BoundProblem:
         return grad
 
     def kkt_residual(self, q) -> float:
-        """The natural residual of the bound's KKT system on the simplex at ``q``.
+        """Measure how far ``q`` is from a KKT point of the bound on the simplex.
 
         With ``g`` the gradient and ``mu = sum q_i g_i``: ``max_i |min(q_i, g_i - mu)|``,
         zero exactly at a KKT point (``g_i = mu`` where ``q_i > 0``, ``g_i >= mu``
         where ``q_i = 0``) and, unlike a support threshold, small where an interior
         point solver leaves tiny weights.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        float
+            The natural residual.
         """
         q = self.project(q)
         g = self.gradient(q)
@@ -195,8 +279,14 @@ class BoundProblem:
         return float(np.max(np.abs(np.minimum(q[usable], g[usable] - mu))))
 
     def declaration(self):
-        """The bound as a declared expression over a :class:`cvxpb.Posterior` with this
-        prior (:mod:`cvxpb.engine.declare`), which ``solve(method="declared")`` minimizes."""
+        """Declare the bound with the engine's atoms, as ``solve("declared")`` minimizes it.
+
+        Returns
+        -------
+        cvxpb.engine.declare.expressions.Expression
+            The bound of the Gibbs risk and the divergence over a
+            :class:`cvxpb.Posterior` with this prior (:mod:`cvxpb.engine.declare`).
+        """
         from cvxpb.engine.declare import expressions as ex
         from cvxpb.engine.declare import terms
 
@@ -210,15 +300,32 @@ class BoundProblem:
     def solve(
         self, method: str = "exact", *, solver: str | None = None, verbose: bool = False, **options
     ) -> Result:
-        """Minimize the bound by ``method``; see :data:`cvxpb.engine.methods.METHODS`.
+        """Minimize the bound by ``method``.
 
-        ``solver`` names the solver library's solver for the methods that call one
-        (:func:`cvxpb.engine.methods.solver_methods`): ``cvx`` and ``ccp`` take CLARABEL,
-        ECOS or SCS,
-        ``nlp`` SLSQP or trust-constr. ``verbose=True`` prints that solver's log, and
-        for every method a closing line (status, bound, iterations, time).
-        ``options`` are the method's own (``help(cvxpb.engine.methods.<method>.solve)``); an
-        unknown one, or a value out of range, is a ValueError before any work.
+        Parameters
+        ----------
+        method : str, default="exact"
+            One of :data:`cvxpb.engine.methods.METHODS` that applies (:meth:`methods`).
+        solver : str, optional
+            The solver library's solver, for the methods that call one
+            (:func:`cvxpb.engine.methods.solver_methods`): ``cvx`` and ``ccp`` take
+            CLARABEL, ECOS or SCS, ``nlp`` SLSQP or trust-constr.
+        verbose : bool, default=False
+            Print that solver's log and, for every method, a closing line (status,
+            bound, iterations, time).
+        **options
+            The method's own options (``help(cvxpb.engine.methods.<method>.solve)``).
+
+        Returns
+        -------
+        Result
+            The posterior, its bound and what the method proves.
+
+        Raises
+        ------
+        ValueError
+            For an unknown method, solver or option, or a value out of range, before
+            any work.
         """
         from cvxpb.engine.methods import METHODS, method_options, solver_options
 
@@ -233,9 +340,21 @@ class BoundProblem:
         return result
 
     def result_from_posterior(self, posterior, **fields) -> Result:
-        """A Result whose bound is re-evaluated from ``posterior`` (projected), with the
-        value of each term of the bound: the Gibbs risk and the divergence (by its own
-        definition: chi-squared is ``sum q^2/p - 1``)."""
+        """Build a Result whose bound is re-evaluated from ``posterior``.
+
+        Parameters
+        ----------
+        posterior : array_like of shape (H,)
+            The posterior (projected onto the simplex).
+        **fields
+            The Result's other fields (method, status, seconds, ...).
+
+        Returns
+        -------
+        Result
+            With the value of each term of the bound: the Gibbs risk and the divergence
+            by its own definition (chi-squared is ``sum q^2/p - 1``).
+        """
         q = self.project(posterior)
         L, div = self._projected_terms(q)
         unclipped = self._rounded_bound(q, L, div)
@@ -252,6 +371,20 @@ class BoundProblem:
 
     @staticmethod
     def replace_result(result: Result, **changes) -> Result:
+        """Copy ``result`` with ``changes`` to its fields.
+
+        Parameters
+        ----------
+        result : Result
+            The result.
+        **changes
+            New values of fields.
+
+        Returns
+        -------
+        Result
+            The copy.
+        """
         return dataclasses.replace(result, **changes)
 
     def failed_result(
@@ -263,8 +396,24 @@ class BoundProblem:
         iterations: int = 0,
         **fields,
     ):
-        """A Result for a solve that produced no posterior: bound NaN (and the terms'
-        values NaN), status and message."""
+        """Build the Result of a solve that produced no posterior.
+
+        Parameters
+        ----------
+        method, status, message : str
+            What ran, how it ended and the solver's own words.
+        seconds : float
+            Wall-clock time.
+        iterations : int, default=0
+            Iterations done.
+        **fields
+            The Result's other fields.
+
+        Returns
+        -------
+        Result
+            With bound, posterior and the terms' values NaN.
+        """
         return Result(
             bound=math.nan,
             posterior=np.full(self.H, np.nan),
@@ -279,14 +428,32 @@ class BoundProblem:
         )
 
     def methods(self) -> list[str]:
-        """The methods of solution that apply to this problem, in the order
-        :meth:`compare` runs them (:func:`cvxpb.engine.methods.applicable`)."""
+        """List the methods of solution that apply to this problem.
+
+        Returns
+        -------
+        list of str
+            In the order :meth:`compare` runs them (:func:`cvxpb.engine.methods.applicable`).
+        """
         from cvxpb.engine.methods import applicable
 
         return applicable(self)
 
     def compare(self, methods=None, options: dict | None = None):
-        """Every applicable method side by side; see :func:`cvxpb.engine.compare.compare`."""
+        """Run every applicable method side by side.
+
+        Parameters
+        ----------
+        methods : sequence of str, optional
+            Default: every method of :meth:`methods`.
+        options : dict, optional
+            Keyword arguments per method, e.g. ``{"nlp": {"max_seconds": 30}}``.
+
+        Returns
+        -------
+        cvxpb.engine.compare.Comparison
+            One row per method (:func:`cvxpb.engine.compare.compare`).
+        """
         from cvxpb.engine.compare import compare
 
         return compare(self, methods, options)
@@ -294,13 +461,25 @@ class BoundProblem:
     # -- teaching ----------------------------------------------------------
 
     def formulation(self):
-        """The CVXPY Problem of the linear-distance chi-squared bound (eq. 8), an SOCP."""
+        """Write the linear-distance chi-squared bound (eq. 8) as a CVXPY program.
+
+        Returns
+        -------
+        cvxpy.Problem
+            The SOCP, with parameters (DPP).
+        """
         from cvxpb.engine.methods.cvx import formulation
 
         return formulation(self)
 
     def explain(self) -> str:
-        """Each term of the bound, its curvature, the DCP verdict and the cones used."""
+        """Explain the bound as a convex program.
+
+        Returns
+        -------
+        str
+            Each term of the bound, its curvature, the DCP verdict and the cones used.
+        """
         from cvxpb.engine.explain import explain
 
         return explain(self)

@@ -32,6 +32,12 @@ class Minimize:
     given as pairwise estimates, is accepted too: its convex minorant proves the lower
     bound and the convex-concave procedure improves the posterior (status ``"local"``
     where a gap remains).
+
+    Parameters
+    ----------
+    bound : Expression
+        The declared bound; a :class:`DeclarationError` if it breaks the rule, or if
+        its terms do not share one :class:`cvxpb.Posterior`.
     """
 
     def __init__(self, bound):
@@ -44,13 +50,30 @@ class Minimize:
         self.terms = sorted(self.signs, key=lambda t: (t.divergence, t.name))
 
     def value_at(self, q) -> float:
-        """The bound at the posterior ``q`` (weights over the voters), rounded up."""
+        """Evaluate the bound at the posterior ``q``, rounded up.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            Weights over the voters (a distribution).
+
+        Returns
+        -------
+        float
+            The bound at ``q``, a valid upper bound.
+        """
         q = check_distribution(real_array(q, "q"), self.posterior.size, "q")
         return float(self.bound.evaluate(Values(q), +1))
 
     def explain(self) -> str:
-        """Each term with its curvature and the direction the bound takes in it, the
-        verdict of the composition rule, and the method ``solve`` will use."""
+        """Explain the declaration: its terms, the composition rule and the method.
+
+        Returns
+        -------
+        str
+            Each term with its curvature and the direction the bound takes in it, the
+            verdict of the composition rule, and the method ``solve`` will use.
+        """
         lines = [f"minimize {self.bound!r}", "terms:"]
         for term in self.terms:
             sign = self.signs[term]
@@ -89,12 +112,27 @@ class Minimize:
         )
 
     def solve(self, tol: float = 1e-7, max_solves: int = 300, solver: str = "CLARABEL") -> Result:
-        """The certified minimum: ``status="optimal"`` when the upper bound (the bound
-        at the returned posterior, rounded outward) and the proven lower bound are
-        within ``tol`` (absolute), else ``"optimal_inaccurate"`` with the gap; ``"local"``
-        (a true bound at the posterior returned, not proven least) for three or more
-        terms, or where the convex minorant of a quadratic form (pairwise estimates, or
-        against its curvature) leaves a gap."""
+        """Minimize the bound, with a proven lower bound on the minimum.
+
+        Parameters
+        ----------
+        tol : float, default=1e-7
+            The absolute gap between the bound at the posterior returned (rounded
+            outward) and the proven lower bound at which the search stops.
+        max_solves : int, default=300
+            The scalarized programs at most (at least the 21 first ones).
+        solver : str, default="CLARABEL"
+            CVXPY's solver for the scalarized programs that have no closed form.
+
+        Returns
+        -------
+        Result
+            ``status="optimal"`` when the gap is within ``tol``, else
+            ``"optimal_inaccurate"`` with the gap; ``"local"`` (a true bound at the
+            posterior returned, not proven least) for three or more terms, or where the
+            convex minorant of a quadratic form (pairwise estimates, or against its
+            curvature) leaves a gap.
+        """
         check_positive(tol, "tol")
         check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
         n = len(self.terms)
