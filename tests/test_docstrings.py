@@ -14,6 +14,11 @@ from numpydoc import validate as numpydoc_validate
 
 MODULES = [
     "cvxpb.numerics.tolerances",
+    "cvxpb.numerics.kl",
+    "cvxpb.numerics.summation",
+    "cvxpb.numerics.binomial",
+    "cvxpb.numerics.supremum",
+    "cvxpb.numerics.constants",
     "cvxpb.pac_bayes.divergences",
     "cvxpb.pac_bayes.distances",
     "cvxpb.pac_bayes.bounds",

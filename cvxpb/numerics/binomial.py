@@ -25,7 +25,19 @@ _LOG_FACTORIAL = np.array([math.lgamma(n + 1) for n in range(_SERIES_FROM)])
 
 
 def stirling_error(n):
-    """``s(n) = log n! - (n log n - n + 1/2 log(2 pi n))`` for integers ``n >= 1``."""
+    """Evaluate Stirling's error ``s(n) = log n! - (n log n - n + 1/2 log(2 pi n))``.
+
+    Parameters
+    ----------
+    n : array_like of integers >= 1
+        The arguments.
+
+    Returns
+    -------
+    ndarray
+        ``s(n)``: directly below 15, by its asymptotic series from there (error below
+        1e-17).
+    """
     n = np.asarray(n, dtype=float)
     small = n < _SERIES_FROM
     ns = np.where(small, n, 1.0)
@@ -39,7 +51,22 @@ def stirling_error(n):
 
 
 def log_pmf(k, m: int, l):
-    """``log Bin(k; m, l)``, vectorized over ``k`` and ``l`` (``-inf`` where it is 0)."""
+    """Evaluate the binomial log-probability ``log Bin(k; m, l)`` in log space.
+
+    Parameters
+    ----------
+    k : array_like
+        Counts in ``0..m``.
+    m : int
+        The number of trials.
+    l : array_like of floats in [0, 1]
+        The success probability, broadcast against ``k``.
+
+    Returns
+    -------
+    ndarray
+        ``log Bin(k; m, l)``, ``-inf`` where the probability is 0.
+    """
     k, l = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(l, dtype=float))
     inner = (k > 0) & (k < m)
     ki = np.where(inner, k, 1.0)

@@ -50,8 +50,23 @@ KL_MAX_POWER = 101.0  # alpha' for the kl distance at most this (alpha >= 1.01)
 
 
 def check_sample_size(m) -> int:
-    """Return ``m`` as an int, or raise ValueError unless it is an integer in
-    ``[1, 2^53]`` (a real number, not a string or a bool)."""
+    """Check a sample size and return it as an int.
+
+    Parameters
+    ----------
+    m : int or float
+        The sample size.
+
+    Returns
+    -------
+    int
+        ``m``.
+
+    Raises
+    ------
+    ValueError
+        Unless ``m`` is an integer in ``[1, 2^53]`` (a real number, not a string or a bool).
+    """
     if isinstance(m, bool) or not isinstance(m, Integral | float | np.floating):
         raise ValueError(f"m must be an integer >= 1, got {m!r}")
     if not (math.isfinite(m) and float(m).is_integer()) or m < 1:
@@ -62,7 +77,23 @@ def check_sample_size(m) -> int:
 
 
 def check_order(alpha) -> float:
-    """The Renyi order ``alpha``: a real number, finite and > 1."""
+    """Check a Renyi order.
+
+    Parameters
+    ----------
+    alpha : float
+        The order.
+
+    Returns
+    -------
+    float
+        ``alpha``, a real number, finite and > 1.
+
+    Raises
+    ------
+    ValueError
+        For anything else.
+    """
     if isinstance(alpha, bool) or not isinstance(alpha, Real):
         raise ValueError(
             f"alpha (the Renyi order) must be a real number, a finite alpha > 1; got {alpha!r}"
@@ -74,22 +105,56 @@ def check_order(alpha) -> float:
 
 
 def conjugate(alpha: float) -> float:
-    """``alpha' = alpha / (alpha - 1)``."""
+    """Give the conjugate exponent ``alpha' = alpha / (alpha - 1)``.
+
+    Parameters
+    ----------
+    alpha : float
+        The order, > 1.
+
+    Returns
+    -------
+    float
+        ``alpha'``.
+    """
     return alpha / (alpha - 1)
 
 
 def linear_constant(m: int) -> float:
-    """``I_lin(m, 2) = sup_l l(1-l)/m = 1/(4m)``."""
+    """Evaluate ``I_lin(m, 2) = sup_l l(1-l)/m = 1/(4m)``.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+
+    Returns
+    -------
+    float
+        The constant.
+    """
     return 1.0 / (4 * check_sample_size(m))
 
 
 def squared_constant(m: int, constants: str = "exact") -> float:
-    """``I_sq(m, 2)``: the 4th central moment of Binomial(m, 1/2) over ``m^4``.
+    """Evaluate ``I_sq(m, 2)``, the 4th central moment of Binomial(m, 1/2) over ``m^4``.
 
     ``E(k - m l)^4 = m l(1-l) [1 + 3(m-2) l(1-l)]`` grows with ``l(1-l)``, so the
     supremum is at ``l = 1/2`` for ``m >= 2``: ``(3m-2)/(16 m^3)``. For ``m = 1`` it is
     ``u(1 - 3u)`` with ``u = l(1-l)``, largest at ``u = 1/6``: ``1/12``. The paper's
     Lemma 2 writes ``l(1-l)`` where ``l^2(1-l)^2`` belongs and gets ``(12m-11)/(16 m^3)``.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+    constants : {"exact", "paper"}, default="exact"
+        The route: from the definition, or Sahu & Hemachandra's own numbers.
+
+    Returns
+    -------
+    float
+        The constant.
     """
     m = check_sample_size(m)
     check_choice(constants, "constants", CONSTANTS)
@@ -110,7 +175,23 @@ def _check_power(distance: str, power: float) -> None:
 
 
 def check_summed_size(m: int) -> int:
-    """``m`` if the supremum's binomial sums are within reach (at most ``MAX_SUMMED_SIZE``)."""
+    """Check that the supremum's binomial sums are within reach.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+
+    Returns
+    -------
+    int
+        ``m``, at most ``MAX_SUMMED_SIZE``.
+
+    Raises
+    ------
+    ValueError
+        Above it.
+    """
     if m > MAX_SUMMED_SIZE:
         raise ValueError(
             f"m={m} is above {MAX_SUMMED_SIZE:.0e}, the largest sample size for which cvxpb "
@@ -122,24 +203,72 @@ def check_summed_size(m: int) -> int:
 
 
 def moment(m: int, l: float, distance: str = "kl", power: float = 2.0) -> float:
-    """``sum_k Bin(k; m, l) |phi(k/m, l)|^power`` (log space inside; may underflow to 0)."""
+    """Evaluate ``sum_k Bin(k; m, l) |phi(k/m, l)|^power``.
+
+    Log space inside; the value may underflow to 0.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+    l : float
+        The success probability, in (0, 1).
+    distance : {"linear", "sq", "kl"}, default="kl"
+        The distance ``phi``.
+    power : float, default=2.0
+        The power of ``|phi|``.
+
+    Returns
+    -------
+    float
+        The moment.
+    """
     if l <= 0 or l >= 1:
         return 0.0
     return math.exp(MomentFunction(check_sample_size(m), distance, power).log_value(l)[0])
 
 
 def kl_moment(m: int, l: float) -> float:
-    """``sum_k Bin(k; m, l) kl(k/m, l)^2``."""
+    """Evaluate ``sum_k Bin(k; m, l) kl(k/m, l)^2``.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+    l : float
+        The success probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        The moment.
+    """
     return moment(m, l, "kl", 2.0)
 
 
 @lru_cache(maxsize=256)
 def log_moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tuple[float, float]:
-    """``(log I, l_star)``: a certified upper bound on ``log sup_l sum_k Bin(k; m, l)
-    |phi(k/m, l)|^power`` and a maximizer ``l_star <= 1/2`` (``1 - l_star`` mirrors it).
+    """Bound ``log sup_l sum_k Bin(k; m, l) |phi(k/m, l)|^power`` above, certified.
 
-    See :mod:`cvxpb.numerics.supremum`: the bound holds on every cell of ``(0, 1/2]``, with the
-    floating-point error of the sums added, and is within about 1e-12 of the supremum.
+    See :mod:`cvxpb.numerics.supremum`: the bound holds on every cell of ``(0, 1/2]``,
+    with the floating-point error of the sums added, and is within about 1e-12 of the
+    supremum.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+    distance : {"linear", "sq", "kl"}, default="kl"
+        The distance ``phi``.
+    power : float, default=2.0
+        The power of ``|phi|``.
+
+    Returns
+    -------
+    log_value : float
+        The certified upper bound on ``log I``.
+    l_star : float
+        A maximizer, ``l_star <= 1/2`` (``1 - l_star`` mirrors it).
     """
     m = check_summed_size(check_sample_size(m))
     check_choice(distance, "distance", DISTANCES)
@@ -149,23 +278,70 @@ def log_moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tup
 
 
 def moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tuple[float, float]:
-    """``(I, l_star)``: :func:`log_moment_supremum` exponentiated and rounded up."""
+    """Bound the supremum above: :func:`log_moment_supremum` exponentiated, rounded up.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+    distance : {"linear", "sq", "kl"}, default="kl"
+        The distance ``phi``.
+    power : float, default=2.0
+        The power of ``|phi|``.
+
+    Returns
+    -------
+    value : float
+        The upper bound on ``I``.
+    l_star : float
+        A maximizer.
+    """
     log_value, l_star = log_moment_supremum(m, distance, power)
     return exp_up(log_value), l_star
 
 
 def kl_supremum(m: int) -> tuple[float, float]:
-    """Global ``sup_l sum_k Bin(k; m, l) kl(k/m, l)^2`` and its maximizer ``l* <= 1/2``."""
+    """Bound ``sup_l sum_k Bin(k; m, l) kl(k/m, l)^2`` above, with its maximizer.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+
+    Returns
+    -------
+    value : float
+        The certified upper bound.
+    l_star : float
+        A maximizer, ``l_star <= 1/2``.
+    """
     return moment_supremum(m, "kl", 2.0)
 
 
 def kl_constant(m: int, constants: str = "exact") -> float:
-    """``I_kl(m, 2)``; ``constants="paper"`` follows the paper's Table 5 route.
+    """Evaluate ``I_kl(m, 2)``; ``constants="paper"`` follows the paper's Table 5 route.
 
     The paper tabulates ``m`` in {50, 100, 200, 500, 1000, 1020, 1028} and uses
     ``I(1028)`` beyond, arguing that ``I`` decreases with ``m``; by the same
     argument we use the value at the largest tabulated ``m' <= m`` in between.
     The paper gives no value below ``m = 50``.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+    constants : {"exact", "paper"}, default="exact"
+        The route: from the definition, or Sahu & Hemachandra's own numbers.
+
+    Returns
+    -------
+    float
+        The constant.
+
+    Raises
+    ------
+    ValueError
+        For ``constants="paper"`` below ``m = 50``.
     """
     m = check_sample_size(m)
     check_choice(constants, "constants", CONSTANTS)
@@ -183,10 +359,26 @@ def kl_constant(m: int, constants: str = "exact") -> float:
 def log_bound_constant(
     distance: str, m: int, constants: str = "exact", alpha: float = 2.0
 ) -> float:
-    """``log I_phi(m, alpha')``, rounded up: what the bounds use.
+    """Evaluate ``log I_phi(m, alpha')``, rounded up: what the bounds use.
 
     ``alpha = 2`` takes the closed forms (linear, sq) or Table 5 (``"paper"``);
     every other case the certified supremum of :func:`log_moment_supremum`.
+
+    Parameters
+    ----------
+    distance : {"linear", "sq", "kl"}
+        The distance ``phi``.
+    m : int
+        The sample size (an integer >= 1).
+    constants : {"exact", "paper"}, default="exact"
+        The route: from the definition, or Sahu & Hemachandra's own numbers.
+    alpha : float, default=2.0
+        The Renyi order, finite and > 1 (``alpha' = alpha / (alpha - 1)``).
+
+    Returns
+    -------
+    float
+        An upper bound on ``log I_phi(m, alpha')``.
     """
     check_choice(distance, "distance", DISTANCES)
     check_choice(constants, "constants", CONSTANTS)
@@ -210,7 +402,7 @@ def _order_two_constant(distance: str, m: int, constants: str) -> float:
 
 
 def bound_constant(distance: str, m: int, constants: str = "exact", alpha: float = 2.0) -> float:
-    """``I_phi(m, alpha')`` for ``distance`` in ``("linear", "sq", "kl")``.
+    """Evaluate ``I_phi(m, alpha')`` for ``distance`` in ``("linear", "sq", "kl")``.
 
     ``alpha' = alpha / (alpha - 1)``. For ``alpha = 2`` (chi-squared) the closed
     forms above; for other Renyi orders the certified supremum over ``l`` of
@@ -218,6 +410,22 @@ def bound_constant(distance: str, m: int, constants: str = "exact", alpha: float
     there, so ``constants="paper"`` needs ``alpha = 2``. The value is rounded up:
     where ``I`` is below the smallest float (orders near 1) it is that float, never
     0; :func:`log_bound_constant` keeps every digit.
+
+    Parameters
+    ----------
+    distance : {"linear", "sq", "kl"}
+        The distance ``phi``.
+    m : int
+        The sample size (an integer >= 1).
+    constants : {"exact", "paper"}, default="exact"
+        The route: from the definition, or Sahu & Hemachandra's own numbers.
+    alpha : float, default=2.0
+        The Renyi order, finite and > 1 (``alpha' = alpha / (alpha - 1)``).
+
+    Returns
+    -------
+    float
+        An upper bound on ``I_phi(m, alpha')``, at least the smallest positive float.
 
     Examples
     --------

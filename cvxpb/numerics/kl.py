@@ -102,8 +102,19 @@ def kl(p, q):
 
 
 def kl_unchecked(p, q):
-    """:func:`kl` without the domain check, for searches whose iterates may stray (NaN
-    or slightly outside [0, 1] gives NaN or garbage, never an error)."""
+    """Evaluate :func:`kl` without the domain check, for searches whose iterates stray.
+
+    Parameters
+    ----------
+    p, q : array_like of floats
+        As for :func:`kl`; NaN or values slightly outside [0, 1] give NaN or garbage,
+        never an error.
+
+    Returns
+    -------
+    ndarray or float
+        ``kl(p, q)``.
+    """
     left, right = _kl_parts(p, q)
     value = left + right
     return float(value) if value.ndim == 0 else value
@@ -170,10 +181,22 @@ def _newton_bracket(p, eps):
 
 
 def kl_inv_upper_bracket(p, eps):
-    """Bracket ``(lo, hi)`` around ``sup {r >= p : kl(p, r) <= eps}``.
+    """Bracket the upper inverse ``sup {r >= p : kl(p, r) <= eps}``.
 
-    ``hi`` satisfies ``kl(p, hi) >= eps`` (checked with a rounding margin), so it
-    is never below the true inverse; ``hi - lo`` is at most 4 ulps of ``hi``.
+    Parameters
+    ----------
+    p : array_like of floats in [0, 1]
+        The empirical risk.
+    eps : array_like of floats >= 0
+        The right side of ``kl(p, r) <= eps``.
+
+    Returns
+    -------
+    lo : ndarray
+        The lower end.
+    hi : ndarray
+        The upper end: ``hi`` satisfies ``kl(p, hi) >= eps`` (checked with a rounding margin), so it
+        is never below the true inverse; ``hi - lo`` is at most ``4 eps hi``.
     """
     p, eps = _check(p, eps)
     lo, hi = _bisect(p, eps, *_newton_bracket(p, eps), verified_high=True)
@@ -213,20 +236,42 @@ def kl_inv_upper(p, eps):
 
 
 def kl_inv_lower_bracket(p, eps):
-    """Bracket ``(lo, hi)`` around ``inf {r <= p : kl(p, r) <= eps}``, unclipped.
+    """Bracket the lower inverse ``inf {r <= p : kl(p, r) <= eps}``.
 
-    ``lo`` satisfies ``kl(p, lo) >= eps`` (checked with a rounding margin) or is 0, so
-    it is never above the true inverse; ``hi - lo`` is at most ``4 eps hi``. Where
-    ``eps = 0`` or ``p = 0`` the inverse is ``p`` itself, which the caller takes.
+    Parameters
+    ----------
+    p : array_like of floats in [0, 1]
+        The empirical risk.
+    eps : array_like of floats >= 0
+        The right side of ``kl(p, r) <= eps``.
+
+    Returns
+    -------
+    lo : ndarray
+        The lower end: ``lo`` satisfies ``kl(p, lo) >= eps`` (checked with a rounding
+        margin) or is 0, so it is never above the true inverse. Where ``eps = 0`` or ``p = 0`` the
+        inverse is ``p`` itself, which the caller takes.
+    hi : ndarray
+        The upper end, ``hi - lo`` at most ``4 eps hi``.
     """
     p, eps = _check(p, eps)
     return _bisect(p, eps, np.zeros_like(p), p, verified_high=False)
 
 
 def kl_inv_lower(p, eps):
-    """Lower inverse ``inf {r <= p : kl(p, r) <= eps}``, rounded downward.
+    """Invert the binary kl from below: ``inf {r <= p : kl(p, r) <= eps}``.
 
-    Returns the lower end of a verified bracket, never above the true inverse.
+    Parameters
+    ----------
+    p : array_like of floats in [0, 1]
+        The empirical risk.
+    eps : array_like of floats >= 0
+        The right side of ``kl(p, r) <= eps``.
+
+    Returns
+    -------
+    ndarray or float
+        The lower end of a verified bracket, never above the true inverse.
     """
     p, eps = _check(p, eps)
     lo, _ = _bisect(p, eps, np.zeros_like(p), p, verified_high=False)
@@ -235,7 +280,7 @@ def kl_inv_lower(p, eps):
 
 
 def kl_inv_upper_newton(p, eps, max_iter: int = 60):
-    """Fast upper inverse by Newton's method, for searching; returns ``(r, error)``.
+    """Invert the binary kl from above by Newton's method, fast, for searching.
 
     In ``s = -log(1 - r)`` the map ``s -> kl(p, r(s)) - eps`` is convex and
     increasing for ``r > p`` (second derivative ``p e^s / (e^s - 1)^2``), so Newton
@@ -247,6 +292,22 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
     ``error`` bounds ``|r - root|`` by the last step; the iteration stops at 2 ulps or
     when a step is no shorter than the one before (rounding noise). Reported bounds use
     :func:`kl_inv_upper`.
+
+    Parameters
+    ----------
+    p : array_like of floats in [0, 1]
+        The empirical risk.
+    eps : array_like of floats >= 0
+        The right side of ``kl(p, r) <= eps``.
+    max_iter : int, default=60
+        Newton steps at most.
+
+    Returns
+    -------
+    r : ndarray or float
+        The root's estimate.
+    error : ndarray or float
+        A bound on ``|r - root|``: the last step.
     """
     p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(eps, dtype=float))
     shape = p.shape

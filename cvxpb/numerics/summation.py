@@ -20,7 +20,18 @@ SMALL = 2048  # below this many terms math.fsum is as fast
 
 
 def exact_sum(values) -> float:
-    """The sum of ``values`` rounded once, to nearest (``math.fsum`` semantics)."""
+    """Sum ``values`` exactly, rounding once, to nearest (``math.fsum`` semantics).
+
+    Parameters
+    ----------
+    values : array_like
+        The terms (any shape; flattened).
+
+    Returns
+    -------
+    float
+        The correctly rounded sum.
+    """
     x = np.asarray(values, dtype=float).ravel()
     if x.size < SMALL or not np.all(np.isfinite(x)):
         return math.fsum(x)
@@ -45,8 +56,10 @@ PREFIX_BLOCK = 256  # prefix_sums' block: its error bound grows with this, not w
 
 
 def prefix_sums(values) -> np.ndarray:
-    """``np.cumsum(values)`` for non-negative terms, each entry within
-    ``(PREFIX_BLOCK + 2) eps`` of its value relative, whatever the length.
+    """Accumulate non-negative terms, each prefix within a fixed relative error.
+
+    Each entry is within ``(PREFIX_BLOCK + 2) eps`` of its value relative, whatever the
+    length: ``np.cumsum(values)`` with a bounded error.
 
     ``np.cumsum`` adds one term at a time, so its ``i``-th entry may be off by ``i eps``
     relative. Here the terms are cut in blocks: within a block ``np.cumsum`` (at most
@@ -54,6 +67,16 @@ def prefix_sums(values) -> np.ndarray:
     from the correctly rounded sum of the earlier blocks' totals (each total that
     close, so the start is within ``(PREFIX_BLOCK - 1/2) eps``); adding the two costs
     ``eps / 2`` more. All terms are non-negative, so relative errors do not grow.
+
+    Parameters
+    ----------
+    values : array_like of floats >= 0
+        The terms (flattened).
+
+    Returns
+    -------
+    ndarray
+        The prefix sums.
     """
     x = np.asarray(values, dtype=float).ravel()
     n = x.size

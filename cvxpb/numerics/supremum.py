@@ -37,7 +37,18 @@ MAX_ROUNDS = 80
 
 
 def logsumexp(values) -> float:
-    """``log sum exp(values)`` of a 1-D array or list (``-inf`` if all are ``-inf``)."""
+    """Evaluate ``log sum exp(values)`` of a 1-D array or list.
+
+    Parameters
+    ----------
+    values : array_like
+        The exponents.
+
+    Returns
+    -------
+    float
+        The value; ``-inf`` if all are ``-inf``.
+    """
     values = np.asarray(values, dtype=float)
     top = np.max(values)
     if not np.isfinite(top):
@@ -46,13 +57,34 @@ def logsumexp(values) -> float:
 
 
 class MomentFunction:
-    """``F(l) = sum_k Bin(k; m, l) phi(k/m, l)^power`` with ``phi`` one of the distances."""
+    """The moment ``F(l) = sum_k Bin(k; m, l) phi(k/m, l)^power`` of a distance.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+    distance : {"linear", "sq", "kl"}
+        The distance ``phi``.
+    power : float
+        The power ``alpha'`` of ``|phi|``.
+    """
 
     def __init__(self, m: int, distance: str, power: float):
         self.m, self.distance, self.power = m, distance, float(power)
 
     def phi(self, x, l):
-        """``|x - l|``, ``(x - l)^2`` or ``kl(x, l)``."""
+        """Evaluate the distance: ``|x - l|``, ``(x - l)^2`` or ``kl(x, l)``.
+
+        Parameters
+        ----------
+        x, l : array_like
+            Empirical and true risks.
+
+        Returns
+        -------
+        ndarray
+            The distance.
+        """
         if self.distance == "linear":
             return np.abs(x - l)
         if self.distance == "sq":
@@ -60,12 +92,25 @@ class MomentFunction:
         return kl(x, l)
 
     def log_terms(self, k, l):
-        """``log f_k(l)`` for integer ``k`` (``-inf`` where ``f_k = 0``)."""
+        """Evaluate ``log f_k(l)`` for integer ``k``.
+
+        Parameters
+        ----------
+        k : array_like
+            Counts.
+        l : float
+            The success probability, in (0, 1).
+
+        Returns
+        -------
+        ndarray
+            ``log f_k(l)``, ``-inf`` where ``f_k = 0``.
+        """
         with np.errstate(divide="ignore"):
             return log_pmf(k, self.m, l) + self.power * np.log(self.phi(k / self.m, l))
 
     def first_cell_end(self) -> float:
-        """An ``l_1`` below which every ``f_k`` increases, so ``F(l) <= F(l_1)`` there.
+        """Find an ``l_1`` below which every ``f_k`` increases, so ``F(l) <= F(l_1)`` there.
 
         With ``d/dl log f_k = k/l - (m-k)/(1-l) + power (log phi)'``, times ``l(1-l)``:
         ``k - m l + power l(1-l) (log phi)'``. For ``k >= 1`` (``x >= 1/m``) this is
@@ -74,6 +119,11 @@ class MomentFunction:
         ``kl(x, l) >= x (log(x/l) - 1)`` and ``|kl'| <= x / (l(1-l))``, it is
         ``log(x/l) >= 2 power + 1``. For ``k = 0`` (``f_0 = (1-l)^m phi(0, l)^power``)
         it holds for ``l < power / (2m)``, which the same ``l_1`` satisfies.
+
+        Returns
+        -------
+        float
+            ``l_1``.
         """
         if self.distance == "kl":
             return math.exp(-(2 * self.power + 1)) / (4 * self.m)
@@ -114,7 +164,20 @@ class MomentFunction:
             half *= 2
 
     def log_value(self, l: float) -> tuple[float, float]:
-        """``(log F(l), error)``: an upper estimate and a bound on its rounding error."""
+        """Evaluate ``log F(l)`` with a bound on its rounding error.
+
+        Parameters
+        ----------
+        l : float
+            The success probability, in (0, 1).
+
+        Returns
+        -------
+        value : float
+            An upper estimate of ``log F(l)``.
+        error : float
+            A bound on its rounding error.
+        """
         k, tail = self._window(l, l)
         terms = self.log_terms(k, l)
         return float(np.logaddexp(logsumexp(terms), tail)), self._rounding(k, l, terms)
@@ -134,7 +197,18 @@ class MomentFunction:
         return float(64 * EPS * (np.max(size) + np.log(self.m) + 10))
 
     def log_cell_bound(self, a: float, b: float) -> float:
-        """An upper bound on ``log F`` over ``[a, b]`` (module docstring, step 2)."""
+        """Bound ``log F`` above over ``[a, b]`` (module docstring, step 2).
+
+        Parameters
+        ----------
+        a, b : float
+            The cell's ends, ``0 < a < b <= 1/2``.
+
+        Returns
+        -------
+        float
+            An upper bound on ``log F`` over the cell.
+        """
         m, c, r = self.m, 0.5 * (a + b), 0.5 * (b - a)
         k, tail = self._window(a, b)
         x = k / m
@@ -157,11 +231,33 @@ def _grid(lo: float, n_per_decade: int = 8) -> np.ndarray:
 
 
 def log_supremum(m: int, distance: str, power: float) -> tuple[float, float, float]:
-    """``(upper, lower, l_star)``: ``log sup_l F(l)`` lies in ``[lower, upper]``.
+    """Bracket ``log sup_l F(l)``: ``[lower, upper]``, the upper end certified.
 
     ``lower`` is ``log F(l_star)`` (up to rounding); ``upper`` is certified: every
     cell of ``(0, 1/2]`` was shown to stay below it, rounding errors included.
-    Raises ValueError if the cells do not close within ``MAX_ROUNDS`` halvings.
+
+    Parameters
+    ----------
+    m : int
+        The sample size (an integer >= 1).
+    distance : {"linear", "sq", "kl"}
+        The distance ``phi``.
+    power : float
+        The power ``alpha'`` of ``|phi|``.
+
+    Returns
+    -------
+    upper : float
+        The certified upper bound.
+    lower : float
+        ``log F(l_star)``.
+    l_star : float
+        The best point found.
+
+    Raises
+    ------
+    ValueError
+        If the cells do not close within ``MAX_ROUNDS`` halvings.
     """
     F = MomentFunction(m, distance, power)
     points = _grid(F.first_cell_end())
