@@ -26,6 +26,8 @@ MODULES = [
     "cvxpb.engine.methods",
     "cvxpb.engine.problem",
     "cvxpb.engine.declare.problem",
+    "cvxpb.engine.compare",
+    "cvxpb.engine.explain",
 ]
 OPTIONAL = {"EX01", "SA01", "ES01"}
 

@@ -9,8 +9,21 @@ from cvxpb.engine.methods import applicable, certifies
 
 
 def applicable_methods(problem) -> list[str]:
-    """The methods that can solve ``problem`` (the others raise a ValueError saying why):
-    the registry's :func:`cvxpb.engine.methods.applicable`."""
+    """List the methods that can solve ``problem``.
+
+    The registry's :func:`cvxpb.engine.methods.applicable`; the others raise a
+    ValueError saying why.
+
+    Parameters
+    ----------
+    problem : cvxpb.BoundProblem
+        The problem.
+
+    Returns
+    -------
+    list of str
+        The methods, in registry order.
+    """
     return applicable(problem)
 
 
@@ -31,8 +44,16 @@ def _row(problem, res, exact):
 
 
 class Comparison(pd.DataFrame):
-    """The table of :func:`compare`: a DataFrame whose printed form shows the key
-    columns (method, status, bound, gap to the exact bound, seconds) readably."""
+    """The table of :func:`compare`, a DataFrame that prints its key columns readably.
+
+    The key columns are method, status, bound, the gap to the reference bound and
+    seconds; the others stay in the DataFrame.
+
+    Parameters
+    ----------
+    data, index, columns, dtype, copy : object
+        As for :class:`pandas.DataFrame`.
+    """
 
     KEY_COLUMNS = ("method", "status", "bound", "gap", "seconds")
 
@@ -60,17 +81,26 @@ class Comparison(pd.DataFrame):
 
 
 def compare(problem, methods=None, options: dict | None = None) -> Comparison:
-    """One row per method: bound, gap to the reference bound, L1 distance of the posterior
-    to the reference one, support size, KKT residual, iterations, seconds and status. The
-    reference is the exact method's certified optimum, or the declared engine's where the
-    exact method does not apply (a divergence with no family of its own).
+    """Run every applicable method side by side against a certified reference.
+
+    The reference is the exact method's certified optimum, or the declared engine's where
+    the exact method does not apply (a divergence with no family of its own).
 
     Parameters
     ----------
+    problem : cvxpb.BoundProblem
+        The problem.
     methods : sequence of str, optional
         Default: every applicable method (see :func:`applicable_methods`).
     options : dict, optional
         Keyword arguments per method, e.g. ``{"nlp": {"max_seconds": 30}}``.
+
+    Returns
+    -------
+    Comparison
+        One row per method: bound, gap to the reference bound, L1 distance of the
+        posterior to the reference one, support size, KKT residual, iterations, seconds
+        and status.
     """
     options = options or {}
     applicable = applicable_methods(problem)

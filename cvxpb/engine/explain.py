@@ -59,7 +59,19 @@ def _simplex(q):
 
 
 def explain(problem) -> str:
-    """A readable account of ``problem``: terms, curvature, DCP verdict and cones."""
+    """Give a readable account of ``problem`` as a convex program.
+
+    Parameters
+    ----------
+    problem : cvxpb.BoundProblem
+        The problem.
+
+    Returns
+    -------
+    str
+        Its terms, their curvature, the DCP verdict and the cones; for a user's distance
+        or divergence, the declared engine's account.
+    """
     formula = problem.divergence_function.formula(problem.distance_function)
     if formula is None:  # a user's distance or divergence: the declared engine's account
         from cvxpb.engine.declare import Minimize
