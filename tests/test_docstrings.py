@@ -22,6 +22,7 @@ MODULES = [
     "cvxpb.pac_bayes.divergences",
     "cvxpb.pac_bayes.distances",
     "cvxpb.pac_bayes.bounds",
+    "cvxpb.pac_bayes.families",
     "cvxpb.engine.result",
     "cvxpb.engine.methods",
     "cvxpb.engine.problem",

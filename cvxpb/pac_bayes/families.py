@@ -28,40 +28,298 @@ V_MAX = 800.0  # exp(-800) = 0 and exp(800) = inf in floating point: the two lim
 
 
 def scaled_parameter(v, scale):
-    """``t = scale * exp(v)``: ``v = -V_MAX`` is ``t = 0`` and ``v = V_MAX`` is ``t = inf``.
+    """Map ``v`` to ``t = scale * exp(v)``; ``v = -V_MAX`` is ``t = 0``, ``V_MAX`` is ``inf``.
 
     Searching in ``v = log(t / scale)`` keeps the relative resolution of ``t`` at a
     few ulps everywhere (a logistic ``x = t / (scale + t)`` loses it as ``x -> 1``).
+
+    Parameters
+    ----------
+    v : float or ndarray
+        Points of ``v``.
+    scale : float
+        The family's scale.
+
+    Returns
+    -------
+    float or ndarray
+        ``t``.
     """
     with np.errstate(over="ignore"):
         return scale * np.exp(np.asarray(v, dtype=float))
 
 
 def distinct_risks(risks, prior):
-    """``(u_1, d, w)``: the smallest risk with prior mass, the sorted distinct risks'
-    gaps ``d = u - u_1`` above it, and the prior mass ``w`` on each (zero-mass dropped)."""
+    """Sort the distinct risks that carry prior mass.
+
+    Parameters
+    ----------
+    risks, prior : ndarray of shape (H,)
+        The classifiers' empirical risks and the prior.
+
+    Returns
+    -------
+    u_1 : float
+        The smallest risk with prior mass.
+    d : ndarray
+        The sorted distinct risks' gaps ``d = u - u_1`` above it.
+    w : ndarray
+        The prior mass on each (zero-mass risks dropped).
+    """
     support = prior > 0
     values, inverse = np.unique(risks[support], return_inverse=True)
     return values[0], values - values[0], np.bincount(inverse, weights=prior[support])
 
 
 def segment_of(d, t):
-    """The segment ``k`` (``d_k < t <= d_{k+1}``) of each ``t > 0``; 0 for ``t = 0``."""
+    """Find the segment ``k`` (``d_k < t <= d_{k+1}``) of each ``t``.
+
+    Parameters
+    ----------
+    d : ndarray
+        The sorted gaps of the distinct risks.
+    t : ndarray
+        Values of ``t >= 0``.
+
+    Returns
+    -------
+    ndarray of int
+        The segments; 0 for ``t = 0``.
+    """
     return np.maximum(np.searchsorted(d, t, side="left"), 1) - 1
 
 
 def initial_grid(breaks=None, n=257):
-    """Points of ``v`` in ``[-V_MAX, V_MAX]``: 26 decades of ``t`` evenly, the ends and
-    ``breaks``."""
+    """Give the first points of ``v`` in ``[-V_MAX, V_MAX]``.
+
+    Parameters
+    ----------
+    breaks : ndarray, optional
+        Points to include (where the family's support changes).
+    n : int, default=257
+        Points spread evenly over 26 decades of ``t``.
+
+    Returns
+    -------
+    ndarray
+        The sorted points, the two ends and ``breaks`` included.
+    """
     points = [np.array([-V_MAX, V_MAX]), np.linspace(-30, 30, n)]
     if breaks is not None:
         points.append(breaks)
     return np.unique(np.clip(np.concatenate(points), -V_MAX, V_MAX))
 
 
-class Chi2Family:
-    """``q(nu) ∝ p (nu - l)_+``: the minimizers of ``L + mu * sum q^2/p``.
+class Family:
+    """The protocol of a one-parameter family of posteriors; see the module's text.
 
+    ``method="exact"`` searches the family by branch and bound over ``v`` in
+    ``[-V_MAX, V_MAX]``; ``L`` is monotone along it (``L_increasing``) and the
+    divergence's argument the other way, which is what makes the lower bounds on its
+    intervals valid.
+
+    Attributes
+    ----------
+    parameter : {"nu", "beta"}
+        The family's parameter, as the certificate names it.
+    L_increasing : bool
+        Whether ``L`` rises with ``v`` (the divergence then falls).
+    frontier_pairs : callable or None
+        ``frontier_pairs(a, b)``, the second-order lower bounds of the families on a
+        convex frontier (:func:`frontier_cells`); None for the others.
+    """
+
+    parameter = ""
+    L_increasing = True
+    frontier_pairs = None
+
+    def breaks(self):
+        """Give the points of ``v`` where the family's support changes.
+
+        Returns
+        -------
+        ndarray or None
+            The points; None where the support never changes.
+        """
+        return None
+
+    def grid(self):
+        """Give the first points of the search.
+
+        Returns
+        -------
+        ndarray
+            Points of ``v`` (:func:`initial_grid` with :meth:`breaks`).
+        """
+        return initial_grid(self.breaks())
+
+    def parameter_value(self, x):
+        """Evaluate the family's parameter (``nu`` or ``beta``) at ``v = x``.
+
+        Parameters
+        ----------
+        x : float or ndarray
+            Points of ``v``.
+
+        Returns
+        -------
+        float or ndarray
+            The parameter.
+        """
+        raise NotImplementedError
+
+    def support_size(self, x):
+        """Count the distinct risk values the posterior at ``v = x`` puts mass on.
+
+        Parameters
+        ----------
+        x : float or ndarray
+            Points of ``v``.
+
+        Returns
+        -------
+        ndarray of int
+            The support sizes.
+        """
+        raise NotImplementedError
+
+    def stats(self, x):
+        """Evaluate ``(L, div)`` along the family, vectorized over ``x``.
+
+        Parameters
+        ----------
+        x : float or ndarray
+            Points of ``v``.
+
+        Returns
+        -------
+        L : ndarray
+            The Gibbs risk.
+        div : ndarray
+            The divergence's argument.
+        """
+        raise NotImplementedError
+
+    def stats_segment(self, k, s):
+        """Evaluate ``(L, div)`` at ``t = d_k + s`` on segment ``k``, ``s`` apart from ``d_k``.
+
+        Parameters
+        ----------
+        k : ndarray of int
+            Segments of the sorted distinct risks.
+        s : ndarray
+            Offsets ``s >= 0`` from ``d_k``, which may be far below the resolution of
+            ``t``.
+
+        Returns
+        -------
+        L : ndarray
+            The Gibbs risk.
+        div : ndarray
+            The divergence's argument.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no segments")
+
+    def lower_terms(self, x, L, div):
+        """Move ``(L, div)`` down by their rounding error, for lower bounds.
+
+        Parameters
+        ----------
+        x : float or ndarray
+            Points of ``v`` they were evaluated at.
+        L, div : ndarray
+            The statistics there.
+
+        Returns
+        -------
+        L : ndarray
+            ``L`` rounded down.
+        div : ndarray
+            ``div`` rounded down.
+        """
+        raise NotImplementedError
+
+    def posterior(self, x) -> np.ndarray:
+        """Give the posterior at ``v = x`` over all H classifiers, computed directly.
+
+        Parameters
+        ----------
+        x : float
+            A point of ``v``.
+
+        Returns
+        -------
+        ndarray of shape (H,)
+            The posterior (the limits ``t = 0`` and ``t = inf`` included).
+        """
+        raise NotImplementedError
+
+
+class NuFamily(Family):
+    """The families ``q ∝ p (nu - l)_+^e`` of the chi-squared and Renyi divergences.
+
+    Notes
+    -----
+    ``nu = u_1 + t``, ``t = scale * exp(v)``; the support is the distinct risks below
+    ``nu``, and it changes where ``nu`` crosses one (:meth:`breaks`).
+    """
+
+    parameter = "nu"
+    L_increasing = True
+    e = 1.0  # the exponent of (nu - l)_+ in the family
+
+    def breaks(self):
+        # the v at which nu crosses a distinct risk value (the first is t = 0)
+        with np.errstate(divide="ignore"):
+            return np.maximum(np.log(self.d / self.scale), -V_MAX)
+
+    def parameter_value(self, x):
+        return self.nu(x)
+
+    def nu(self, x):
+        """Evaluate ``nu = u_1 + scale exp(x)``.
+
+        Parameters
+        ----------
+        x : float or ndarray
+            Points of ``v``.
+
+        Returns
+        -------
+        float or ndarray
+            ``nu``.
+        """
+        return self.u1 + scaled_parameter(x, self.scale)
+
+    def support_size(self, x):
+        # how many distinct risk values lie strictly below nu(x)
+        t = scaled_parameter(x, self.scale)
+        return np.maximum(np.searchsorted(self.d, t, side="left"), 1)
+
+    def posterior(self, x) -> np.ndarray:
+        # q(nu(x)) ∝ p (1 - (l - u_1)/t)_+^e over all H classifiers, computed directly
+        # (not by cumulative sums), with the limits t = 0 and t = inf
+        t = float(scaled_parameter(x, self.scale))
+        gap = self.risks - self.u1
+        if t == 0:
+            weights = np.where(gap == 0, self.prior, 0.0)
+        elif np.isinf(t):
+            weights = self.prior.copy()
+        else:
+            weights = self.prior * np.clip((t - gap) / t, 0.0, None) ** self.e
+        return weights / weights.sum()
+
+
+class Chi2Family(NuFamily):
+    """The chi-squared family ``q(nu) ∝ p (nu - l)_+``, minimizers of ``L + mu sum q^2/p``.
+
+    Parameters
+    ----------
+    risks, prior : ndarray of shape (H,)
+        The classifiers' empirical risks and the prior.
+
+    Notes
+    -----
     On segment ``k`` of the sorted distinct risks (``d_k < t <= d_{k+1}``, with
     ``d = u - u_1``, ``t = nu - u_1`` and ``s = t - d_k >= 0``), every sum is written
     with non-negative terms only, so that prior weights of very different sizes
@@ -76,9 +334,6 @@ class Chi2Family:
     ``B_{k+1} = B_k + W_k Delta_k``, ``C_{k+1} = C_k + M_k Delta_k``,
     ``E_{k+1} = E_k + 2 Delta_k B_k + Delta_k^2 W_k``.
     """
-
-    parameter = "nu"
-    L_increasing = True
 
     def __init__(self, risks, prior):
         self.risks, self.prior = risks, prior
@@ -95,21 +350,8 @@ class Chi2Family:
         n = min(self.d.size, PREFIX_BLOCK)
         self.relative_error = 8 * (n + 8) * EPS
 
-    def breaks(self):
-        """The ``v`` at which ``nu`` crosses a distinct risk value (the first is ``t = 0``)."""
-        with np.errstate(divide="ignore"):
-            return np.maximum(np.log(self.d / self.scale), -V_MAX)
-
-    def nu(self, x):
-        return self.u1 + scaled_parameter(x, self.scale)
-
-    def support_size(self, x):
-        """How many distinct risk values lie strictly below ``nu(x)``."""
-        t = scaled_parameter(x, self.scale)
-        return np.maximum(np.searchsorted(self.d, t, side="left"), 1)
-
     def stats(self, x):
-        """``(L, D)`` along the family, vectorized over ``x``."""
+        # ``(L, D)`` along the family, vectorized over ``x``.
         t = np.atleast_1d(scaled_parameter(x, self.scale))
         k = segment_of(self.d, t)
         finite = np.isfinite(t)
@@ -121,8 +363,8 @@ class Chi2Family:
         return np.where(zero, self.u1, L), np.where(zero, 1 / self.sums[0][0], D)
 
     def stats_segment(self, k, s):
-        """``(L, D)`` at ``t = d_k + s`` on segment ``k`` (``0 <= s``), with ``s`` given
-        apart from ``d_k``, so that it can be far below the resolution of ``t``."""
+        # ``(L, D)`` at ``t = d_k + s`` on segment ``k`` (``0 <= s``), with ``s`` given
+        # apart from ``d_k``, so that it can be far below the resolution of ``t``.
         k, s = np.broadcast_arrays(np.asarray(k), np.asarray(s, dtype=float))
         W, M, B, C, E = (v[k] for v in self.sums)
         # divided through by W: M/W, B/W <= d_k and C/W, E/W <= d_k^2, so with a = s + B/W
@@ -137,16 +379,32 @@ class Chi2Family:
         return np.where(at_break, self.u1, L), np.where(at_break, 1 / W, D)
 
     def lower_terms(self, x, L, D):
-        """``(L, D)`` moved down by their rounding error, for lower bounds."""
+        # ``(L, D)`` moved down by their rounding error, for lower bounds.
         shrink = 1 - 4 * self.relative_error
         return self.u1 + (L - self.u1) * shrink, D * shrink
 
     def frontier_pairs(self, a, b, cells: int = FRONTIER_CELLS):
-        """Pairs ``(L, D)`` that bound ``g`` from below on the interval (see
-        :func:`frontier_cells`). With ``q_i / p_i = (nu - l_i) / Z`` on the support,
+        """Give pairs ``(L, D)`` that bound ``g`` from below on intervals of ``v``.
+
+        See :func:`frontier_cells`. With ``q_i / p_i = (nu - l_i) / Z`` on the support,
         ``D = (nu - L) / Z``, and the frontier's slope is ``-2/Z = -2 D / (nu - L)``;
         ``L`` rises and ``D`` falls with ``nu``. The slope is computed, so each line also
-        gives way by its relative error times the interval's width in ``L``."""
+        gives way by its relative error times the interval's width in ``L``.
+
+        Parameters
+        ----------
+        a, b : tuple of ndarray
+            ``(x, L, div)`` at the intervals' ends.
+        cells : int, default=FRONTIER_CELLS
+            Cells of ``L`` each interval is cut into.
+
+        Returns
+        -------
+        L : ndarray
+            The cells' left ends in ``L``.
+        div : ndarray
+            The least divergence argument on each cell.
+        """
         (xa, La, Da), (xb, Lb, Db) = a, b
         La_low, Da_low = self.lower_terms(xa, La, Da)
         Lb_low, Db_low = self.lower_terms(xb, Lb, Db)
@@ -169,24 +427,15 @@ class Chi2Family:
                 )
         return frontier_cells(La_low, Lb_high, lines, Db_low, cells)
 
-    e = 1.0  # the exponent of (nu - l)_+ in the family
-
-    def posterior(self, x) -> np.ndarray:
-        """``q(nu(x)) ∝ p (1 - (l - u_1)/t)_+^e`` over all H classifiers, computed directly
-        (not by cumulative sums), with the limits ``t = 0`` and ``t = inf``."""
-        t = float(scaled_parameter(x, self.scale))
-        gap = self.risks - self.u1
-        if t == 0:
-            weights = np.where(gap == 0, self.prior, 0.0)
-        elif np.isinf(t):
-            weights = self.prior.copy()
-        else:
-            weights = self.prior * np.clip((t - gap) / t, 0.0, None) ** self.e
-        return weights / weights.sum()
-
 
 class Chi2AsRenyi(Chi2Family):
-    """:class:`Chi2Family` reporting the order-2 Renyi divergence ``log(sum q^2/p)``."""
+    """The chi-squared family, reporting the order-2 Renyi divergence ``log(sum q^2/p)``.
+
+    Parameters
+    ----------
+    risks, prior : ndarray of shape (H,)
+        The classifiers' empirical risks and the prior.
+    """
 
     frontier_pairs = None  # its divergence, log D, is not convex along the frontier
 
@@ -205,18 +454,24 @@ class Chi2AsRenyi(Chi2Family):
         return L, D - 4 * self.relative_error
 
 
-class RenyiFamily:
-    """``q(nu) ∝ p ((nu - l)_+)^(1/(alpha-1))``: minimizers of ``L + mu sum q^a p^(1-a)``.
+class RenyiFamily(NuFamily):
+    """The Renyi family ``q(nu) ∝ p (nu - l)_+^(1/(alpha-1))``, of ``L + mu sum q^a p^(1-a)``.
 
+    Parameters
+    ----------
+    risks, prior : ndarray of shape (H,)
+        The classifiers' empirical risks and the prior.
+    alpha : float
+        The order, > 1.
+
+    Notes
+    -----
     With ``t = nu - u_1``, ``d = u - u_1``, ``z = (t - d)_+ / t in [0, 1]`` and
     ``e = 1/(alpha - 1)``, in log space (``z^e`` underflows as ``alpha -> 1`` and the
     weights may be tiny): ``L = u_1 + sum w z^e d / sum w z^e`` and
     ``D_alpha = (log sum w z^(alpha e) - alpha log sum w z^e) / (alpha - 1)``.
     Evaluated directly, ``O(points x distinct risks)``.
     """
-
-    parameter = "nu"
-    L_increasing = True
 
     def __init__(self, risks, prior, alpha):
         self.risks, self.prior, self.alpha = risks, prior, alpha
@@ -225,13 +480,8 @@ class RenyiFamily:
         self.scale = max(float(self.d[-1]), 1e-12)
         self.e = 1 / (alpha - 1)
 
-    breaks = Chi2Family.breaks
-    nu = Chi2Family.nu
-    support_size = Chi2Family.support_size
-    posterior = Chi2Family.posterior
-
     def stats(self, x):
-        """``(L, D_alpha)`` along the family, vectorized over ``x``."""
+        # ``(L, D_alpha)`` along the family, vectorized over ``x``.
         t = np.atleast_1d(scaled_parameter(x, self.scale))
         positive = t > 0
         tp = np.where(positive & np.isfinite(t), t, 1.0)[:, None]
@@ -242,9 +492,9 @@ class RenyiFamily:
         return self._stats_of(z)
 
     def stats_segment(self, k, s):
-        """``(L, D_alpha)`` at ``t = d_k + s``, with ``s`` apart from ``d_k`` (it may be
-        far below the resolution of ``t``): classifier ``k`` enters with
-        ``z_k = s / t``."""
+        # ``(L, D_alpha)`` at ``t = d_k + s``, with ``s`` apart from ``d_k`` (it may be
+        # far below the resolution of ``t``): classifier ``k`` enters with
+        # ``z_k = s / t``.
         k, s = np.broadcast_arrays(np.atleast_1d(k), np.atleast_1d(np.asarray(s, dtype=float)))
         t = (self.d[k] + s)[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -266,14 +516,20 @@ class RenyiFamily:
         return L, np.maximum(D, 0.0)
 
     def lower_terms(self, x, L, D):
-        """Rounding: the log-sum-exps are accurate to a few ulps of their size."""
+        # Rounding: the log-sum-exps are accurate to a few ulps of their size.
         size = np.max(np.abs(self.log_w)) * (1 + self.alpha) + 1
         margin = 64 * EPS * size / (self.alpha - 1)
         return self.u1 + (L - self.u1) * (1 - 64 * EPS), D - margin
 
 
-class GibbsFamily:
-    """``q(beta) ∝ p exp(-beta l)``: the minimizers of ``L + KL / beta``."""
+class GibbsFamily(Family):
+    """The Gibbs family ``q(beta) ∝ p exp(-beta l)``, the minimizers of ``L + KL / beta``.
+
+    Parameters
+    ----------
+    risks, prior : ndarray of shape (H,)
+        The classifiers' empirical risks and the prior.
+    """
 
     parameter = "beta"
     L_increasing = False
@@ -284,13 +540,25 @@ class GibbsFamily:
         self.log_w = np.log(weights)
         self.scale = 1.0 / max(float(self.d[-1]), 1e-12)
 
-    def breaks(self):
-        return None
-
     def grid(self):
         return initial_grid(None, GIBBS_GRID)
 
+    def parameter_value(self, x):
+        return self.beta(x)
+
     def beta(self, x):
+        """Evaluate ``beta = scale exp(x)``.
+
+        Parameters
+        ----------
+        x : float or ndarray
+            Points of ``v``.
+
+        Returns
+        -------
+        float or ndarray
+            ``beta``.
+        """
         return scaled_parameter(x, self.scale)
 
     def support_size(self, x):
@@ -298,8 +566,8 @@ class GibbsFamily:
         return np.where(np.isinf(t), 1, self.d.size)
 
     def stats(self, x):
-        """``(L, KL)`` along the family, vectorized over ``x`` (log-sum-exp), in chunks
-        of points so that memory stays near ``CHUNK`` numbers whatever ``H``."""
+        # ``(L, KL)`` along the family, vectorized over ``x`` (log-sum-exp), in chunks
+        # of points so that memory stays near ``CHUNK`` numbers whatever ``H``.
         x = np.atleast_1d(np.asarray(x, dtype=float))
         step = max(CHUNK // self.d.size, 1)
         if x.size <= step:
@@ -324,7 +592,7 @@ class GibbsFamily:
         return L, K
 
     def lower_terms(self, x, L, K):
-        """Rounding: ``KL = -beta (L - u_1) - log Z`` is a difference; allow for its size."""
+        # Rounding: ``KL = -beta (L - u_1) - log Z`` is a difference; allow for its size.
         eps = EPS
         beta = np.where(np.isfinite(self.beta(x)), self.beta(x), 0.0)
         size = beta * (L - self.u1) + np.max(np.abs(self.log_w)) + np.abs(K) + 1
@@ -332,9 +600,26 @@ class GibbsFamily:
         return self.u1 + (L - self.u1) * (1 - 64 * eps), K - margin
 
     def frontier_pairs(self, a, b, cells: int = FRONTIER_CELLS):
-        """Pairs ``(L, KL)`` that bound ``g`` from below on the interval (see
-        :func:`frontier_cells`): ``dKL/dbeta = -beta dL/dbeta``, so the frontier's slope
-        at ``beta`` is ``-beta``, exactly; ``L`` falls and ``KL`` rises with ``beta``."""
+        """Give pairs ``(L, KL)`` that bound ``g`` from below on intervals of ``v``.
+
+        See :func:`frontier_cells`: ``dKL/dbeta = -beta dL/dbeta``, so the frontier's
+        slope at ``beta`` is ``-beta``, exactly; ``L`` falls and ``KL`` rises with
+        ``beta``.
+
+        Parameters
+        ----------
+        a, b : tuple of ndarray
+            ``(x, L, div)`` at the intervals' ends.
+        cells : int, default=FRONTIER_CELLS
+            Cells of ``L`` each interval is cut into.
+
+        Returns
+        -------
+        L : ndarray
+            The cells' left ends in ``L``.
+        div : ndarray
+            The least divergence argument on each cell.
+        """
         (xa, La, Ka), (xb, Lb, Kb) = a, b
         beta_a = np.where(np.isfinite(self.beta(xa)), self.beta(xa), 0.0)
         beta_b = self.beta(xb)
@@ -360,7 +645,7 @@ class GibbsFamily:
 
 
 def frontier_cells(left, right, lines, floor, cells: int = FRONTIER_CELLS):
-    """Pairs ``(L, div)`` below which no posterior with ``L`` in ``[left, right]`` lies.
+    """Give pairs ``(L, div)`` below which no posterior with ``L`` in ``[left, right]`` lies.
 
     The families trace the frontier ``div*(L) = min {div(q) : L(q) <= L}`` of a
     divergence convex in ``q``; it is convex and decreasing, so it lies above its
@@ -369,6 +654,24 @@ def frontier_cells(left, right, lines, floor, cells: int = FRONTIER_CELLS):
     On each of ``cells`` cells ``[l_j, l_j+1]``, a bound ``g`` increasing in both is
     at least ``g(l_j, tau(l_j+1))``, ``tau`` the largest of those lines. This is
     second-order accurate in the interval's width, where the ends' pair is first-order.
+
+    Parameters
+    ----------
+    left, right : ndarray
+        Each interval's range of ``L``.
+    lines : list of tuple of ndarray
+        ``(intercept, slope, margin)`` of the tangents.
+    floor : ndarray
+        A lower bound on the divergence's argument on each interval.
+    cells : int, default=FRONTIER_CELLS
+        Cells each interval is cut into.
+
+    Returns
+    -------
+    L : ndarray
+        The cells' left ends.
+    div : ndarray
+        The least divergence argument on each cell.
     """
     grid = np.linspace(0.0, 1.0, cells + 1)
     ells = left[:, None] + grid * (right - left)[:, None]

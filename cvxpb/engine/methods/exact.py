@@ -20,7 +20,6 @@ from scipy.optimize import minimize_scalar
 from cvxpb.engine.result import Certificate
 from cvxpb.pac_bayes.families import (
     V_MAX,
-    initial_grid,
     scaled_parameter,
     segment_of,
 )
@@ -63,7 +62,7 @@ class _Search:
     def __init__(self, family, bound, tol, evaluate=None):
         self.family, self.bound, self.tol = family, bound, tol
         self.evaluate = evaluate
-        x = family.grid() if hasattr(family, "grid") else initial_grid(family.breaks())
+        x = family.grid()
         L, div = family.stats(x)
         self.best_value, self.best_x = np.inf, -V_MAX
         self._update(x, bound(L, div))
@@ -340,9 +339,7 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
         status = "optimal" if gap <= tol else "optimal_inaccurate"
     certificate = Certificate(
         parameter=family.parameter,
-        value=float(
-            family.nu(search.best_x) if family.parameter == "nu" else family.beta(search.best_x)
-        ),
+        value=float(family.parameter_value(search.best_x)),
         segment=_segment(family, search.best_x),
         lower_bound=lower_bound,
         gap=gap,
