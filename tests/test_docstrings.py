@@ -29,6 +29,7 @@ MODULES = [
     "cvxpb.engine.declare.problem",
     "cvxpb.engine.compare",
     "cvxpb.engine.explain",
+    "cvxpb.engine.conic",
 ]
 OPTIONAL = {"EX01", "SA01", "ES01"}
 

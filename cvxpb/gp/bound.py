@@ -22,6 +22,7 @@ import numpy as np
 from scipy.special import log_ndtr
 from sklearn.utils.validation import check_is_fitted
 
+from cvxpb.engine.conic import solve_program
 from cvxpb.numerics.tolerances import nudge
 from cvxpb.validation import check_delta
 
@@ -63,7 +64,9 @@ def b_constant(sigma0_sq, method: str = "closed_form") -> float:
         objective = -0.5 * cp.log(u) + 2 * u + 4 * s4 * cp.square(1 + u)
         constraints = [] if np.isinf(u_max) else [u <= u_max]
         problem = cp.Problem(cp.Minimize(objective), constraints)
-        problem.solve(solver="CLARABEL")
+        outcome = solve_program(problem, ("CLARABEL",))
+        if not outcome.solved:
+            raise RuntimeError(f"the program for b was not solved: {outcome.message}")
         return float(problem.value + 0.5 * np.log(2 * np.pi) - 0.5)
     raise ValueError(f"method must be one of {METHODS}, got {method!r}")
 

@@ -27,6 +27,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
+from cvxpb.engine import conic
 from cvxpb.minimax import sparse_logistic
 from cvxpb.minimax.entropies import get_entropy
 from cvxpb.minimax.fista import SMOOTH, fista, make_prox
@@ -42,7 +43,7 @@ from cvxpb.minimax.program import (
 )
 from cvxpb.minimax.zero_one import solve_zero_one, zero_one_status
 
-SOLVERS = ("auto", "CLARABEL", "ECOS", "SCS", "fista")
+SOLVERS = ("auto", *conic.SOLVERS, "fista")
 POLISH_STEPS = 2000  # proximal gradient steps at most when polishing a conic solution
 
 

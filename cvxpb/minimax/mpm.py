@@ -22,7 +22,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from cvxpb.minimax.program import CONIC, MinimaxSolverError
+from cvxpb.engine.conic import SOLVERS, solve_program
+from cvxpb.minimax.program import MinimaxSolverError
 
 
 class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
@@ -44,8 +45,8 @@ class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         if not (isinstance(self.reg, Real) and np.isfinite(self.reg) and self.reg >= 0):
             raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
-        if self.solver != "auto" and self.solver not in CONIC:
-            raise ValueError(f"solver must be 'auto' or one of {CONIC}, got {self.solver!r}")
+        if self.solver != "auto" and self.solver not in SOLVERS:
+            raise ValueError(f"solver must be 'auto' or one of {SOLVERS}, got {self.solver!r}")
         self.classes_ = np.unique(y)
         if self.classes_.size != 2:
             raise ValueError(
@@ -97,16 +98,10 @@ class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
 
 
 def _solve(problem, solver: str) -> tuple[str, str]:
-    """``(status, solver)`` of the first solver of ``solver`` (``"auto"``: :data:`CONIC`)
-    that reaches an optimal (or optimal-inaccurate) point."""
-    failures = []
-    for name in CONIC if solver == "auto" else (solver,):
-        try:
-            problem.solve(solver=name)
-        except cp.SolverError as err:
-            failures.append(f"{name}: {err}")
-            continue
-        if problem.status in ("optimal", "optimal_inaccurate"):
-            return problem.status, name
-        failures.append(f"{name}: {problem.status}")
-    raise MinimaxSolverError("the MPM's SOCP was not solved; " + "; ".join(failures))
+    """``(status, solver)`` of the first solver of ``solver`` (``"auto"``: each of
+    :data:`cvxpb.engine.conic.SOLVERS`) that reaches an optimal (or optimal-inaccurate)
+    point."""
+    outcome = solve_program(problem, SOLVERS if solver == "auto" else (solver,))
+    if not outcome.solved:
+        raise MinimaxSolverError("the MPM's SOCP was not solved; " + outcome.message)
+    return outcome.status, outcome.solver

@@ -22,9 +22,8 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
+from cvxpb.engine import conic
 from cvxpb.minimax.entropies import get_entropy
-
-CONIC = ("CLARABEL", "ECOS", "SCS")
 
 
 class MinimaxSolverError(RuntimeError):
@@ -33,14 +32,11 @@ class MinimaxSolverError(RuntimeError):
 
 def solve_program(problem, solver: str):
     """Solve ``problem`` with ``solver``; anything but an optimal status is an error."""
-    if solver not in CONIC:
-        raise ValueError(f"solver must be one of {CONIC}, got {solver!r}")
-    try:
-        problem.solve(solver=solver)
-    except cp.error.SolverError as err:
-        raise MinimaxSolverError(f"{solver} failed: {err}") from err
-    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-        raise MinimaxSolverError(f"{solver} returned status {problem.status!r}")
+    if solver not in conic.SOLVERS:
+        raise ValueError(f"solver must be one of {conic.SOLVERS}, got {solver!r}")
+    outcome = conic.solve_program(problem, (solver,))
+    if not outcome.solved:
+        raise MinimaxSolverError(outcome.message)
 
 
 NORMS = ("l1", "l2", "linf", "group", "l1inf")

@@ -254,16 +254,15 @@ class ParetoSearch:
         """The same program by CVXPY (Clarabel by default); the prior if it fails."""
         import cvxpy as cp
 
+        from cvxpb.engine.conic import solve_program
+
         posterior = weighted[0][0].posterior
         q = cp.Variable(posterior.size, nonneg=True)
         objective = sum(w * self.convex_expr(t, q) for t, w in weighted if w > 0)
         problem = cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1])
-        try:
-            with warnings.catch_warnings():  # an inaccurate solve is only a candidate
-                warnings.simplefilter("ignore", UserWarning)
-                problem.solve(solver=self.solver)
-        except cp.error.SolverError:
-            pass
+        with warnings.catch_warnings():  # an inaccurate solve is only a candidate
+            warnings.simplefilter("ignore", UserWarning)
+            solve_program(problem, (self.solver,))  # whatever ends, q is only a candidate
         if q.value is None:
             return posterior.prior.copy()
         return np.asarray(q.value, dtype=float)

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
+from cvxpb.engine.conic import SOLVERS, solve_program
 from cvxpb.engine.methods.cvx import check_solver_options
 from cvxpb.validation import check_count, check_positive
 
-FALLBACK = ("CLARABEL", "ECOS", "SCS")
 STATUSES = ("converged", "max_iter", "stalled", "solver_failed", "infeasible")
 STEADY = 3
 
@@ -186,27 +186,6 @@ class _Subproblem:
         self.tau.value = tau
 
 
-def _solve_with_fallback(program, solvers, solver_options, accept_inaccurate, verbose=False):
-    """Try each solver in order; return (status, solver, message)."""
-    notes = []
-    installed = cp.installed_solvers()
-    for name in solvers:
-        if name not in installed:
-            notes.append(f"{name}: not installed")
-            continue
-        try:
-            program.solve(solver=name, verbose=verbose, **solver_options.get(name, {}))
-        except Exception as err:  # noqa: BLE001 - a failing solver hands over to the next
-            notes.append(f"{name}: {type(err).__name__}: {err}")
-            continue
-        if program.status == "optimal" or (
-            program.status == "optimal_inaccurate" and accept_inaccurate
-        ):
-            return program.status, name, "; ".join(notes)
-        notes.append(f"{name}: {program.status}")
-    return "solver_failed", None, "; ".join(notes)
-
-
 class _StoppingRule:
     """Converged: a steady objective and a still point, or STEADY steady iterations
     (the point may keep moving at the subproblem solver's accuracy). Stalled: the
@@ -249,15 +228,16 @@ class _Run:
         stop = _StoppingRule(opts)
         for k in range(1, opts["max_iter"] + 1):
             sub.update(point, tau)
-            status, solver, note = _solve_with_fallback(
+            outcome = solve_program(
                 sub.cvx,
                 opts["solvers"],
-                opts["solver_options"],
                 opts["accept_inaccurate"],
+                opts["solver_options"],
                 opts["verbose"],
             )
-            if status == "solver_failed":
-                return "solver_failed", k, f"iteration {k}: {note}"
+            if not outcome.solved:
+                return "solver_failed", k, f"iteration {k}: {outcome.message}"
+            status, solver, note = outcome.status, outcome.solver, outcome.message
             new = {v: np.array(v.value, dtype=float) for v in self.variables}
             new_objective = self.problem.objective.evaluate(new)
             slack = float(np.sum(sub.slack.value)) if sub.slack is not None else 0.0
@@ -313,7 +293,7 @@ def solve(
     tol: float = 1e-9,
     tol_x: float = 1e-7,
     feas_tol: float = 1e-7,
-    solvers: Sequence[str] = FALLBACK,
+    solvers: Sequence[str] = SOLVERS,
     solver_options: dict | None = None,
     accept_inaccurate: bool = False,
     penalty: bool = True,
@@ -368,7 +348,7 @@ def solve(
     if not (isinstance(mu, int | float) and mu > 1):
         raise ValueError(f"mu must be a number > 1, got {mu!r}")
     for name, settings in (solver_options or {}).items():
-        if name in FALLBACK:
+        if name in SOLVERS:
             check_solver_options(name, settings)
     start_time = time.perf_counter()
     variables = problem.variables

@@ -152,7 +152,7 @@ def _initial_q(problem, initial):
 
 def solver_options(solver, verbose: bool) -> dict:
     """``solver`` as the one solver the CCP driver tries, and ``verbose``."""
-    from cvxpb.engine.methods.cvx import SOLVERS
+    from cvxpb.engine.conic import SOLVERS
 
     options = {"verbose": verbose}
     if solver is not None:

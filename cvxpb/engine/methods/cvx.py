@@ -14,13 +14,10 @@ from functools import lru_cache
 import cvxpy as cp
 import numpy as np
 
+from cvxpb.engine.conic import SOLVERS, solve_program
 from cvxpb.pac_bayes.distances import Linear
 from cvxpb.pac_bayes.divergences import Chi2
 from cvxpb.validation import check_choice
-
-SOLVERS = ("CLARABEL", "ECOS", "SCS")
-ACCEPTED = ("optimal", "optimal_inaccurate")
-
 
 DPP_MAX = 2000  # classifiers up to which the program keeps its data in Parameters
 
@@ -153,22 +150,17 @@ def solve(
     support = _support(problem)
     try:
         program, q = _program(problem, support)
-        program.solve(solver=solver, verbose=verbose, **solver_options)
-    except Exception as err:  # noqa: BLE001 - any failure of the solver is a status
+    except Exception as err:  # noqa: BLE001 - building the program can exhaust memory
         message = f"{solver}: {type(err).__name__}: {err}"
         return problem.failed_result(
             "cvx", "solver_failed", message, time.perf_counter() - start, solver=solver
         )
+    outcome = solve_program(program, (solver,), True, {solver: solver_options}, verbose)
     seconds = time.perf_counter() - start
+    if not outcome.solved or q.value is None:
+        message = outcome.message or f"{solver} returned no solution"
+        return problem.failed_result("cvx", outcome.status, message, seconds, solver=solver)
     iterations = int(getattr(program.solver_stats, "num_iters", 0) or 0)
-    if program.status not in ACCEPTED or q.value is None:
-        return problem.failed_result(
-            "cvx",
-            program.status,
-            f"{solver} returned status {program.status!r}",
-            seconds,
-            solver=solver,
-        )
     posterior = np.zeros(problem.H)
     posterior[support] = np.clip(q.value, 0.0, None)
     status = "optimal" if program.status == "optimal" or accept_inaccurate else program.status
