@@ -19,6 +19,7 @@ MODULES = [
     "cvxpb.numerics.binomial",
     "cvxpb.numerics.supremum",
     "cvxpb.numerics.constants",
+    "cvxpb.numerics.derivatives",
     "cvxpb.pac_bayes.divergences",
     "cvxpb.pac_bayes.distances",
     "cvxpb.pac_bayes.bounds",

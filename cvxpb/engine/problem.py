@@ -9,6 +9,7 @@ import numpy as np
 
 from cvxpb.engine.result import Result
 from cvxpb.numerics.constants import CONSTANTS, check_sample_size
+from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import nudge
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
@@ -224,10 +225,8 @@ class BoundProblem:
     def _partials(self, L: float, div: float, step: float = 1e-6) -> tuple[float, float]:
         """``dg/dL`` and ``dg/ddiv`` of the bound ``g(L, div)`` by central differences."""
         g = self.bound_function
-        lo, hi = max(L - step, 0.0), min(L + step, 1.0)
-        d_L = float(g(hi, div) - g(lo, div)) / (hi - lo)
-        h = step * max(abs(div), 1e-6)
-        d_div = float(g(L, div + h) - g(L, max(div - h, 0.0))) / (div + h - max(div - h, 0.0))
+        d_L = central_difference(lambda x: g(x, div), L, step, 0.0, 1.0)
+        d_div = central_difference(lambda x: g(L, x), div, step * max(abs(div), 1e-6), 0.0)
         return d_L, d_div
 
     def gradient(self, q) -> np.ndarray:

@@ -42,6 +42,7 @@ from fractions import Fraction
 import numpy as np
 
 from cvxpb.engine.declare.newton import minimize_quadratic_kl
+from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, nudge
 
@@ -127,11 +128,12 @@ class ParetoSearch:
             values = Values(coordinates={**t, term: t[term] + shift}, signs=self.signs)
             return float(self.bound.evaluate(values, 0))
 
-        slopes = []
-        for term in terms:
-            h = 1e-6 * max(abs(t[term]), 1e-3)
-            slopes.append(max((at(term, h) - at(term, -h)) / (2 * h), 0.0))
-        return np.array(slopes)
+        steps = [1e-6 * max(abs(t[term]), 1e-3) for term in terms]
+        slopes = [
+            central_difference(lambda shift, term=term: at(term, shift), 0.0, step)
+            for term, step in zip(terms, steps, strict=True)
+        ]
+        return np.maximum(slopes, 0.0)
 
     def run(self, tol, max_solves):
         start = time.perf_counter()
