@@ -357,15 +357,11 @@ class BoundProblem:
         q = self.project(posterior)
         L, div = self._projected_terms(q)
         unclipped = self._rounded_bound(q, L, div)
-        divergence = self.divergence_function.reported(div)
-        return Result(
-            bound=min(unclipped, 1.0),
-            posterior=q,
-            empirical_risk=L,
-            divergence=divergence,
-            unclipped_bound=unclipped,
-            terms={"gibbs_risk": L, self.divergence_function.term_name(): divergence},
-            **fields,
+        name = self.divergence_function.term_name()
+        terms = {"gibbs_risk": L, name: self.divergence_function.reported(div)}
+        bound = min(unclipped, 1.0)
+        return Result.from_terms(
+            bound, q, terms, "gibbs_risk", name, unclipped_bound=unclipped, **fields
         )
 
     @staticmethod

@@ -140,6 +140,54 @@ class Result:
 
     SUPPORT_MASS: ClassVar[float] = SUPPORT_MASS
 
+    @classmethod
+    def from_terms(cls, bound, posterior, terms, risk, divergence, **fields) -> Result:
+        """Build the Result at a posterior from the values of the bound's terms.
+
+        Every engine builds its Results here, so ``empirical_risk`` and ``divergence``
+        are read off ``terms`` the same way whatever solved the problem.
+
+        Parameters
+        ----------
+        bound : float
+            The bound at ``posterior``, rounded outward.
+        posterior : ndarray of shape (H,)
+            The posterior.
+        terms : dict
+            Each term of the bound by name, and its value at ``posterior``.
+        risk : str or None
+            The name in ``terms`` of the Gibbs risk, or None where the bound has no
+            such term (``empirical_risk`` is then None).
+        divergence : str or None
+            The name in ``terms`` of the bound's one divergence, or None where it has
+            none or several (``divergence`` is then None).
+        **fields
+            The Result's other fields (method, status, seconds, iterations, ...).
+
+        Returns
+        -------
+        Result
+            With ``terms`` a copy of the dict given.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> res = Result.from_terms(
+        ...     0.3, np.array([0.5, 0.5]), {"tandem_risk": 0.1, "KL": 0.02}, None, "KL",
+        ...     status="optimal", method="declared", seconds=0.0, iterations=1,
+        ... )
+        >>> res.empirical_risk is None, res.divergence
+        (True, 0.02)
+        """
+        return cls(
+            bound=bound,
+            posterior=posterior,
+            empirical_risk=None if risk is None else terms[risk],
+            divergence=None if divergence is None else terms[divergence],
+            terms=dict(terms),
+            **fields,
+        )
+
     @property
     def support_size(self) -> int:
         """Number of classifiers with posterior weight above ``SUPPORT_MASS / H`` (1e-6 / H).

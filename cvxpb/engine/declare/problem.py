@@ -207,18 +207,18 @@ def _result(value, q, status, seconds, solves, lower, terms, certificate) -> Res
     """The declared engine's Result: each term's value at ``q`` by name; the Gibbs risk
     and the divergence where the bound has that term (one divergence), else None."""
     values = {t.name: t.value(q) for t in terms}
-    risks = [t for t in terms if isinstance(t, GibbsRisk)]
-    divergences = [t for t in terms if t.divergence]
-    return Result(
-        bound=value,
-        posterior=q,
+    risks = [t.name for t in terms if isinstance(t, GibbsRisk)]
+    divergences = [t.name for t in terms if t.divergence]
+    return Result.from_terms(
+        value,
+        q,
+        values,
+        risks[0] if len(risks) == 1 else None,
+        divergences[0] if len(divergences) == 1 else None,
         status=status,
         method="declared",
         seconds=seconds,
         iterations=solves,
-        empirical_risk=values[risks[0].name] if len(risks) == 1 else None,
-        divergence=values[divergences[0].name] if len(divergences) == 1 else None,
         certificate=certificate,
         message=f"{solves} scalarized programs; certified gap {value - lower:.3g}",
-        terms=values,
     )
