@@ -27,6 +27,8 @@ MODULES = [
     "cvxpb.engine.result",
     "cvxpb.engine.methods",
     "cvxpb.engine.problem",
+    "cvxpb.engine.declare.expressions",
+    "cvxpb.engine.declare.terms",
     "cvxpb.engine.declare.problem",
     "cvxpb.engine.compare",
     "cvxpb.engine.explain",

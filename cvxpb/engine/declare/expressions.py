@@ -34,7 +34,16 @@ class DeclarationError(ValueError):
 
 
 class Expression:
-    """A node of a declared bound. Numbers combine with it by ``+ - * / **``."""
+    """A node of a declared bound. Numbers combine with it by ``+ - * / **``.
+
+    Each atom declares its ``monotonicity`` in each argument (+1 increasing, -1
+    decreasing, None neither); :meth:`leaves` checks the composition rule on the tree.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        The atom's arguments; numbers become constants.
+    """
 
     monotonicity: tuple = ()  # per argument: +1 increasing, -1 decreasing, None neither
 
@@ -42,9 +51,19 @@ class Expression:
         self.args = tuple(as_expression(a) for a in args)
 
     def leaves(self) -> dict:
-        """Each posterior term under this node and the signs of the node's dependence on
-        it (``{+1}``, ``{-1}`` or both); a term under an argument the atom is not
-        monotone in is a :class:`DeclarationError`."""
+        """Collect the posterior terms under this node, with the node's direction in each.
+
+        Returns
+        -------
+        dict
+            ``{term: signs}``, ``signs`` a subset of ``{+1, -1}``: the signs of the node's
+            dependence on the term wherever it occurs.
+
+        Raises
+        ------
+        DeclarationError
+            If a term lies under an argument the atom is not monotone in.
+        """
         found: dict = {}
         for arg, sign in zip(self.args, self.monotonicity, strict=True):
             for term, signs in arg.leaves().items():
@@ -60,6 +79,22 @@ class Expression:
         return found
 
     def evaluate(self, values, rounding: int):
+        """Evaluate the node with outward rounding.
+
+        Parameters
+        ----------
+        values : callable
+            ``values(term, rounding)``: each posterior term's value rounded in the direction
+            ``rounding``.
+        rounding : {-1, 0, 1}
+            ``+1`` for a value at least the exact one, ``-1`` at most, ``0`` to nearest;
+            each argument is evaluated in the direction the node's monotonicity asks for.
+
+        Returns
+        -------
+        float or ndarray
+            The node's value.
+        """
         arguments = [a.evaluate(values, rounding * s) for a, s in self._signed()]
         return self._apply(arguments, rounding)
 
@@ -106,6 +141,14 @@ class Expression:
 
 
 class Constant(Expression):
+    """A number in a declared bound: it depends on no posterior term.
+
+    Parameters
+    ----------
+    value : float
+        A finite number.
+    """
+
     def __init__(self, value):
         super().__init__()
         self.value = _number(value, "a constant")
@@ -121,6 +164,23 @@ class Constant(Expression):
 
 
 def as_expression(x) -> Expression:
+    """Take an expression as it is and a number as a :class:`Constant`.
+
+    Parameters
+    ----------
+    x : Expression or float
+        An operand of an atom.
+
+    Returns
+    -------
+    Expression
+        ``x`` itself, or the constant ``x``.
+
+    Raises
+    ------
+    DeclarationError
+        If ``x`` is neither an expression nor a finite number.
+    """
     if isinstance(x, Expression):
         return x
     return Constant(_number(x, "an operand"))
@@ -137,6 +197,14 @@ def _number(x, what, positive_or_negative=False) -> float:
 
 
 class Sum(Expression):
+    """The sum of its arguments: increasing in each.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        The summands.
+    """
+
     @property
     def monotonicity(self):
         return (1,) * len(self.args)
@@ -152,6 +220,19 @@ class Sum(Expression):
 
 
 class Scale(Expression):
+    """A number times an expression.
+
+    Increasing for a positive factor, decreasing for a negative one, independent of the
+    argument for zero.
+
+    Parameters
+    ----------
+    factor : float
+        The finite factor.
+    x : Expression or float
+        The argument.
+    """
+
     def __init__(self, factor, x):
         super().__init__(x)
         self.factor = _number(factor, "a factor")
@@ -165,7 +246,13 @@ class Scale(Expression):
 
 
 class Inverse(Expression):
-    """``1 / x`` for ``x > 0``: decreasing."""
+    """``1 / x`` for ``x > 0`` (``+inf`` at ``x <= 0``): decreasing.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        The one argument ``x``.
+    """
 
     monotonicity = (-1,)
 
@@ -179,7 +266,15 @@ class Inverse(Expression):
 
 
 class Power(Expression):
-    """``x ** p`` for ``x >= 0`` (negative arguments clipped to 0), ``p > 0``: increasing."""
+    """``x ** p`` for ``x >= 0`` (negative arguments clipped to 0), ``p > 0``: increasing.
+
+    Parameters
+    ----------
+    x : Expression or float
+        The base.
+    exponent : float
+        The exponent ``p > 0``.
+    """
 
     monotonicity = (1,)
 
@@ -199,7 +294,15 @@ class Power(Expression):
 
 
 class Elementary(Expression):
-    """An increasing function of one argument: ``log`` or ``exp``."""
+    """An increasing function of one argument: ``log`` or ``exp``.
+
+    Parameters
+    ----------
+    name : {"log", "exp"}
+        The function.
+    x : Expression or float
+        The argument.
+    """
 
     monotonicity = (1,)
     functions = {"log": np.log, "exp": np.exp}
@@ -217,9 +320,21 @@ class Elementary(Expression):
 
 
 class KLInverse(Expression):
-    """``kl^-1(L, e)``: the upper inverse ``sup {r >= L : kl(L, r) <= e}`` (increasing in
-    both) or the lower one ``inf {r <= L : kl(L, r) <= e}`` (increasing in ``L``,
-    decreasing in ``e``). ``L`` is clipped into [0, 1] and ``e`` at 0."""
+    """The upper or lower inverse of the binary kl divergence.
+
+    The upper inverse ``sup {r >= L : kl(L, r) <= e}`` is increasing in both arguments;
+    the lower one ``inf {r <= L : kl(L, r) <= e}`` is increasing in ``L`` and decreasing
+    in ``e``. ``L`` is clipped into [0, 1] and ``e`` at 0.
+
+    Parameters
+    ----------
+    L : Expression or float
+        The empirical risk.
+    e : Expression or float
+        The right-hand side (complexity term).
+    upper : bool, default=True
+        The upper inverse, else the lower one.
+    """
 
     def __init__(self, L, e, upper=True):
         super().__init__(L, e)
@@ -242,7 +357,15 @@ class KLInverse(Expression):
 
 
 class Extreme(Expression):
-    """The least (``minimum``) or largest (``maximum``) of its arguments: increasing."""
+    """The least (``minimum``) or largest (``maximum``) of its arguments: increasing.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        The arguments.
+    least : bool, default=True
+        The minimum, else the maximum.
+    """
 
     def __init__(self, *args, least=True):
         super().__init__(*args)
@@ -261,10 +384,19 @@ class Extreme(Expression):
 
 
 class CBound(Expression):
-    """The C-bound ``1 - (1 - 2 min(R, 1/2))^2 / (1 - 2 D)`` (Germain et al., 2015) of a
-    bound ``R`` on the Gibbs risk and ``D`` on the disagreement: increasing in ``R``,
-    decreasing in ``D``. ``R >= 1/2`` gives 1; ``D`` is clipped into ``[0, 1/2)``
-    (where ``R < 1/2`` holds, the true disagreement is below ``2 R (1 - R) < 1/2``)."""
+    """The C-bound of Germain et al. (2015) as an atom.
+
+    ``1 - (1 - 2 min(R, 1/2))^2 / (1 - 2 D)`` of a bound ``R`` on the Gibbs risk and
+    ``D`` on the disagreement: increasing in ``R``, decreasing in ``D``. ``R >= 1/2``
+    gives 1; ``D`` is clipped into ``[0, 1/2)`` (where ``R < 1/2`` holds, the true
+    disagreement is below ``2 R (1 - R) < 1/2``).
+
+    Parameters
+    ----------
+    *args : Expression or float
+        ``(R, D)``: an upper bound on the Gibbs risk and a lower bound on the
+        disagreement.
+    """
 
     monotonicity = (1, -1)
 
@@ -282,9 +414,18 @@ class CBound(Expression):
 
 
 class LambdaBound(Expression):
-    """``min over lambda in (0, 2) of (L + e / lambda) / (1 - lambda / 2)`` for ``L >= 0``,
+    """The PAC-Bayes-lambda bound at its best lambda, in closed form.
+
+    ``min over lambda in (0, 2) of (L + e / lambda) / (1 - lambda / 2)`` for ``L >= 0``,
     ``e > 0``: at ``lambda* = (s - e) / L``, ``s = sqrt(e^2 + 2 L e)`` (in (0, 2)), the
-    least value is ``(2L + e + s)^2 / (2 (2L + e))``. Increasing in both."""
+    least value is ``(2L + e + s)^2 / (2 (2L + e))``. Increasing in both.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        ``(L, e)``: the empirical risk and the complexity term
+        ``(KL + log(2 sqrt(n) / delta)) / n``.
+    """
 
     monotonicity = (1, 1)
 
@@ -302,9 +443,21 @@ class LambdaBound(Expression):
 
 
 class PacBayes(Expression):
-    """``g(L, D)`` of a :class:`cvxpb.pac_bayes.bounds.Bound` (one distance and divergence of
-    Sahu & Hemachandra's Theorem 1 or the KL bounds): increasing in both. ``L`` is
-    clipped into [0, 1] and ``D`` at 0, which the true values are in."""
+    """The bound ``g(L, D)`` of one distance and divergence, as an atom.
+
+    ``g`` is a :class:`cvxpb.pac_bayes.bounds.Bound` (Sahu & Hemachandra's Theorem 1,
+    or the KL bounds): increasing in both arguments. ``L`` is clipped into [0, 1] and
+    ``D`` at 0, which the true values are in.
+
+    Parameters
+    ----------
+    function : Bound
+        The bound's function of the risk and the divergence.
+    L : Expression or float
+        The Gibbs risk.
+    D : Expression or float
+        The divergence as the bound takes it.
+    """
 
     monotonicity = (1, 1)
 
@@ -322,62 +475,234 @@ class PacBayes(Expression):
 
 
 def pac_bayes(function, L, D) -> Expression:
-    """The bound ``function`` (a :class:`cvxpb.pac_bayes.bounds.Bound`) of the risk ``L`` and its
-    divergence ``D`` (``sum q^2 / p`` for chi2, ``D_alpha`` for renyi, KL for kl)."""
+    """Declare the bound ``function`` of a risk and a divergence.
+
+    Parameters
+    ----------
+    function : Bound
+        A :class:`cvxpb.pac_bayes.bounds.Bound` of one distance and divergence.
+    L : Expression or float
+        The Gibbs risk.
+    D : Expression or float
+        The divergence as the bound takes it (``sum q^2 / p`` for chi2, ``D_alpha`` for
+        renyi, KL for kl).
+
+    Returns
+    -------
+    Expression
+        ``function(L, D)``, increasing in both.
+    """
     return PacBayes(function, L, D)
 
 
 def sqrt(x) -> Expression:
+    """The square root ``x ** 0.5`` (negative arguments clipped to 0).
+
+    Parameters
+    ----------
+    x : Expression or float
+        The argument.
+
+    Returns
+    -------
+    Expression
+        The atom, increasing.
+    """
     return Power(x, 0.5)
 
 
 def log(x) -> Expression:
+    """The natural logarithm.
+
+    Parameters
+    ----------
+    x : Expression or float
+        The argument.
+
+    Returns
+    -------
+    Expression
+        The atom, increasing.
+    """
     return Elementary("log", x)
 
 
 def exp(x) -> Expression:
+    """The exponential.
+
+    Parameters
+    ----------
+    x : Expression or float
+        The argument.
+
+    Returns
+    -------
+    Expression
+        The atom, increasing.
+    """
     return Elementary("exp", x)
 
 
 def inv(x) -> Expression:
+    """``1 / x`` for ``x > 0``.
+
+    Parameters
+    ----------
+    x : Expression or float
+        The argument.
+
+    Returns
+    -------
+    Expression
+        The atom, decreasing.
+    """
     return Inverse(x)
 
 
 def kl_inverse(L, e) -> Expression:
-    """The upper kl inverse ``sup {r : kl(L, r) <= e}``, increasing in both."""
+    """The upper kl inverse ``sup {r : kl(L, r) <= e}``.
+
+    Parameters
+    ----------
+    L : Expression or float
+        The empirical risk, clipped into [0, 1].
+    e : Expression or float
+        The right-hand side, clipped at 0.
+
+    Returns
+    -------
+    Expression
+        The atom, increasing in both.
+    """
     return KLInverse(L, e, upper=True)
 
 
 def kl_inverse_lower(L, e) -> Expression:
-    """The lower kl inverse ``inf {r : kl(L, r) <= e}``: increasing in ``L``, decreasing
-    in ``e``."""
+    """The lower kl inverse ``inf {r : kl(L, r) <= e}``.
+
+    Parameters
+    ----------
+    L : Expression or float
+        The empirical value, clipped into [0, 1].
+    e : Expression or float
+        The right-hand side, clipped at 0.
+
+    Returns
+    -------
+    Expression
+        The atom: increasing in ``L``, decreasing in ``e``.
+    """
     return KLInverse(L, e, upper=False)
 
 
 def c_bound(R, D) -> Expression:
-    """``1 - (1 - 2 R)^2 / (1 - 2 D)`` for ``R < 1/2`` (else 1): the C-bound on the
-    majority vote's risk from a bound ``R`` on the Gibbs risk and ``D`` on the
-    disagreement; increasing in ``R``, decreasing in ``D``."""
+    """Declare the C-bound on the majority vote's risk (Germain et al., 2015).
+
+    ``1 - (1 - 2 R)^2 / (1 - 2 D)`` for ``R < 1/2``, else 1.
+
+    Parameters
+    ----------
+    R : Expression or float
+        An upper bound on the Gibbs risk.
+    D : Expression or float
+        A lower bound on the disagreement.
+
+    Returns
+    -------
+    Expression
+        The atom: increasing in ``R``, decreasing in ``D``.
+    """
     return CBound(R, D)
 
 
 def lambda_bound(L, e) -> Expression:
-    """``min over lambda in (0, 2) of (L + e / lambda) / (1 - lambda / 2)`` in closed
-    form (Thiemann et al.'s PAC-Bayes-lambda, at its best lambda): increasing in both."""
+    """Declare Thiemann et al.'s (2017) PAC-Bayes-lambda bound at its best lambda.
+
+    ``min over lambda in (0, 2) of (L + e / lambda) / (1 - lambda / 2)``, in closed form.
+
+    Parameters
+    ----------
+    L : Expression or float
+        The empirical risk.
+    e : Expression or float
+        The complexity term ``(KL + log(2 sqrt(n) / delta)) / n``.
+
+    Returns
+    -------
+    Expression
+        The atom, increasing in both.
+    """
     return LambdaBound(L, e)
 
 
 def minimum(*args) -> Expression:
+    """The least of the arguments.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        The arguments.
+
+    Returns
+    -------
+    Expression
+        The atom, increasing in each argument.
+    """
     return Extreme(*args, least=True)
 
 
 def maximum(*args) -> Expression:
+    """The largest of the arguments.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        The arguments.
+
+    Returns
+    -------
+    Expression
+        The atom, increasing in each argument.
+    """
     return Extreme(*args, least=False)
 
 
 def union_min(make, grid, delta) -> Expression:
-    """``min over v in grid of make(v, delta / len(grid))``: a bound that holds for every
-    grid value at once, by the union bound, so its least value is a bound too."""
+    """Declare the least of a bound over a grid of parameter values, by the union bound.
+
+    ``min over v in grid of make(v, delta / len(grid))``: each grid value's bound holds
+    at confidence ``delta / len(grid)``, so all hold at once with probability at least
+    ``1 - delta`` and so does their least value.
+
+    Parameters
+    ----------
+    make : callable
+        ``make(v, delta)``: the declared bound at the parameter value ``v`` and
+        confidence ``delta``.
+    grid : array_like
+        The parameter values (finite, at least one).
+    delta : float
+        The confidence shared among the grid.
+
+    Returns
+    -------
+    Expression
+        The minimum of the grid's bounds.
+
+    Raises
+    ------
+    ValueError
+        If ``grid`` is empty or holds a non-finite value.
+
+    Examples
+    --------
+    >>> import cvxpb as pb
+    >>> q = pb.Posterior.uniform(3)
+    >>> L, kl = pb.gibbs_risk(q, [0.1, 0.2, 0.3]), pb.KL(q)
+    >>> bound = pb.union_min(lambda lam, d: L / (1 - lam / 2) + kl / lam, [0.5, 1.0], 0.05)
+    >>> type(bound).__name__
+    'Extreme'
+    """
     grid = np.asarray(grid, dtype=float).ravel()
     if grid.size == 0 or np.any(~np.isfinite(grid)):
         raise ValueError("grid must be a non-empty array of finite values")

@@ -38,8 +38,19 @@ from cvxpb.validation import check_distribution, real_array
 class Posterior:
     """The posterior ``q`` over ``H`` voters (or classifiers), with its ``prior``.
 
-    ``Posterior(prior)`` takes a distribution over the H voters;
-    ``Posterior.uniform(H)`` the uniform one.
+    Every term of a declaration is a function of one posterior; the divergences are
+    taken from its prior.
+
+    Parameters
+    ----------
+    prior : array_like of shape (H,)
+        A distribution over the voters (non-negative, summing to 1).
+
+    Examples
+    --------
+    >>> import cvxpb as pb
+    >>> pb.Posterior([0.5, 0.25, 0.25]), pb.Posterior.uniform(4).prior
+    (Posterior(H=3), array([0.25, 0.25, 0.25, 0.25]))
     """
 
     def __init__(self, prior):
@@ -51,6 +62,18 @@ class Posterior:
 
     @classmethod
     def uniform(cls, H: int) -> Posterior:
+        """The posterior over ``H`` voters with the uniform prior.
+
+        Parameters
+        ----------
+        H : int
+            The number of voters (at least 1).
+
+        Returns
+        -------
+        Posterior
+            With prior ``1 / H`` everywhere.
+        """
         if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 1:
             raise ValueError(f"H must be a positive integer, got {H!r}")
         return cls(np.full(int(H), 1.0 / H))
@@ -60,7 +83,19 @@ class Posterior:
 
 
 class Term(Expression):
-    """A posterior term: a leaf of a declared bound."""
+    """A posterior term: a leaf of a declared bound.
+
+    A term is an increasing ``transform`` of a ``core`` whose ``curvature`` it declares
+    (``"affine"``, ``"convex"``, ``"concave"`` or ``"indefinite"``). A subclass gives the
+    core's value (:meth:`core`), gradient and CVXPY expression.
+
+    Parameters
+    ----------
+    posterior : Posterior
+        The posterior the term is a function of.
+    name : str
+        The term's name (the key of its value in :attr:`cvxpb.Result.terms`).
+    """
 
     curvature = "affine"  # of the core: affine, convex, concave or indefinite
     divergence = False
@@ -80,24 +115,115 @@ class Term(Expression):
         return self.name
 
     def transform(self, core, rounding: int = 0):
-        """The term's value from its core (increasing); the identity by default."""
+        """The term's value from its core (increasing); the identity by default.
+
+        Parameters
+        ----------
+        core : float or ndarray
+            The core's value.
+        rounding : {-1, 0, 1}, default=0
+            ``+1`` for a value at least the exact one, ``-1`` at most, ``0`` to nearest.
+
+        Returns
+        -------
+        ndarray
+            The term's value.
+        """
         return np.asarray(core, dtype=float)
 
     def value(self, q, rounding: int = 0) -> float:
-        """The term at ``q``, rounded in the direction ``rounding``."""
+        """The term at ``q``, rounded in the direction ``rounding``.
+
+        Parameters
+        ----------
+        q : ndarray of shape (H,)
+            A posterior.
+        rounding : {-1, 0, 1}, default=0
+            ``+1`` for a value at least the exact one, ``-1`` at most, ``0`` to nearest.
+
+        Returns
+        -------
+        float
+            ``transform(core(q))``.
+        """
         return float(self.transform(self.core(q, rounding), rounding))
+
+    def core(self, q, rounding: int = 0) -> float:
+        """The core at ``q``, rounded in the direction ``rounding``.
+
+        Parameters
+        ----------
+        q : ndarray of shape (H,)
+            A posterior.
+        rounding : {-1, 0, 1}, default=0
+            ``+1`` for a value at least the exact one, ``-1`` at most, ``0`` to nearest.
+
+        Returns
+        -------
+        float
+            The core's value.
+        """
+        raise NotImplementedError
+
+    def gradient(self, q):
+        """The gradient of the core at ``q``.
+
+        Parameters
+        ----------
+        q : ndarray of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        ndarray of shape (H,)
+            The gradient.
+        """
+        raise NotImplementedError
+
+    def expr(self, q):
+        """The core as a CVXPY expression of ``q``, with the declared curvature.
+
+        Parameters
+        ----------
+        q : cvxpy.Variable of shape (H,)
+            The posterior variable.
+
+        Returns
+        -------
+        cvxpy.Expression
+            The core.
+        """
+        raise NotImplementedError
 
     def evaluate(self, values, rounding: int):
         return self.transform(values(self, rounding), rounding)
 
     def minorant(self, sign: int):
-        """A convex term at most ``sign *`` this core on the simplex, where the core
-        itself is not known to be convex in that direction; ``None`` where it is."""
+        """A convex stand-in for the core where its curvature does not fit the bound.
+
+        Parameters
+        ----------
+        sign : {-1, 1}
+            The direction the bound depends on the term in: ``+1`` increasing (the term
+            itself), ``-1`` decreasing (its negative).
+
+        Returns
+        -------
+        Term or None
+            A convex term at most ``sign *`` this core on the simplex, where the core is not
+            known to be convex in that direction; ``None`` where it is.
+        """
         return None
 
     def quadratic(self):
-        """``(S, b)`` with the core ``1/2 q @ S @ q + b @ q`` plus a constant, for the
-        Newton solver of :mod:`cvxpb.engine.declare.newton`; ``None`` if it is not quadratic."""
+        """The core as a quadratic, for the Newton solver.
+
+        Returns
+        -------
+        tuple of ndarray or None
+            ``(S, b)`` with the core ``1/2 q @ S @ q + b @ q`` plus a constant
+            (:mod:`cvxpb.engine.declare.newton`); ``None`` if it is not quadratic.
+        """
         return None
 
     def leaves(self):
@@ -105,6 +231,18 @@ class Term(Expression):
 
 
 class GibbsRisk(Term):
+    """``L(q) = risks @ q``: the Gibbs classifier's empirical risk (affine).
+
+    Parameters
+    ----------
+    posterior : Posterior
+        The posterior.
+    risks : array_like of shape (H,)
+        Each voter's empirical risk, in [0, 1].
+    name : str, default="gibbs_risk"
+        The term's name.
+    """
+
     curvature = "affine"
 
     def __init__(self, posterior, risks, name="gibbs_risk"):
@@ -125,7 +263,17 @@ class GibbsRisk(Term):
 
 
 class QuadraticForm(Term):
-    """``q @ M @ q`` for a symmetric ``M`` with non-negative entries (pairwise rates)."""
+    """``q @ M @ q`` for a symmetric ``M`` with entries in [0, 1] (pairwise rates).
+
+    Parameters
+    ----------
+    posterior : Posterior
+        The posterior the term is a function of.
+    matrix : array_like of shape (H, H)
+        A symmetric matrix of rates in [0, 1].
+    name : str
+        The term's name.
+    """
 
     def __init__(self, posterior, matrix, name):
         super().__init__(posterior, name)
@@ -155,9 +303,22 @@ class QuadraticForm(Term):
         return 2 * self.matrix, np.zeros(self.matrix.shape[0])
 
     def minorant(self, sign):
-        """For a matrix given as pairwise estimates (no factor), or a direction its
-        curvature does not fit (a concave form in an increasing bound): the convex
-        minorant of ``sign * q @ M @ q`` on the simplex, :class:`ShiftedQuadratic`."""
+        """The convex minorant of ``sign * q @ M @ q`` on the simplex, where needed.
+
+        Needed for a matrix given as pairwise estimates (no factor), or where the form's
+        curvature does not fit the direction (a concave form in an increasing bound).
+
+        Parameters
+        ----------
+        sign : {-1, 1}
+            The direction the bound depends on the term in: ``+1`` increasing (the term
+            itself), ``-1`` decreasing (its negative).
+
+        Returns
+        -------
+        ShiftedQuadratic or None
+            The minorant (made once per sign), or None where the form itself fits.
+        """
         fits = self.curvature == ("convex" if sign > 0 else "concave")
         if self.factor is not None and fits:
             return None
@@ -167,8 +328,23 @@ class QuadraticForm(Term):
         return cache[sign]
 
     def majorant(self, sign, at):
-        """The convex majorant of ``sign * q @ M @ q`` touching it at ``at``
-        (:class:`TangentMajorant`), for the convex-concave procedure."""
+        """The convex majorant of ``sign * q @ M @ q`` touching it at ``at``.
+
+        The step of the convex-concave procedure (:class:`TangentMajorant`).
+
+        Parameters
+        ----------
+        sign : {-1, 1}
+            The direction the bound depends on the term in: ``+1`` increasing (the term
+            itself), ``-1`` decreasing (its negative).
+        at : array_like of shape (H,)
+            The posterior where the majorant touches the form.
+
+        Returns
+        -------
+        TangentMajorant
+            The majorant.
+        """
         return TangentMajorant(self, sign, np.asarray(at, dtype=float))
 
     def expr(self, q):
@@ -179,6 +355,18 @@ class QuadraticForm(Term):
 
 
 class TandemRisk(QuadraticForm):
+    """The tandem risk ``q @ T @ q``: convex when ``T`` is positive semidefinite.
+
+    Parameters
+    ----------
+    posterior : Posterior
+        The posterior the term is a function of.
+    matrix : array_like of shape (H, H)
+        A symmetric matrix of rates in [0, 1].
+    name : str
+        The term's name.
+    """
+
     def _curvature(self) -> str:
         lowest, highest = _extreme_eigenvalues(self.matrix)
         return "convex" if lowest >= -PSD_TOLERANCE * max(highest, 1.0) else "indefinite"
@@ -192,6 +380,18 @@ class TandemRisk(QuadraticForm):
 
 
 class Disagreement(QuadraticForm):
+    """The disagreement ``q @ D @ q``: concave on the simplex for votes of one sample.
+
+    Parameters
+    ----------
+    posterior : Posterior
+        The posterior the term is a function of.
+    matrix : array_like of shape (H, H)
+        A symmetric matrix of rates in [0, 1].
+    name : str
+        The term's name.
+    """
+
     def _curvature(self) -> str:
         # concave on the simplex: -M is positive semidefinite on the plane sum q = 0
         basis = _tangent_basis(self.matrix.shape[0])
@@ -207,8 +407,18 @@ class Disagreement(QuadraticForm):
 
 
 class ConvexQuadratic(Term):
-    """``q @ matrix @ q + linear @ q + constant`` with a positive semidefinite
-    ``matrix``: the convex stand-in of a quadratic form (a minorant or a majorant)."""
+    """The convex stand-in of a quadratic form (a minorant or a majorant).
+
+    ``q @ matrix @ q + linear @ q + constant`` with a positive semidefinite ``matrix``;
+    subclasses set the three.
+
+    Parameters
+    ----------
+    posterior : Posterior
+        The posterior.
+    name : str
+        The term's name.
+    """
 
     curvature = "convex"
 
@@ -241,6 +451,13 @@ class ShiftedQuadratic(ConvexQuadratic):
     which is the minorant; it falls short by ``-lam (1 - |q|^2)``, nothing where ``N``
     is convex on the simplex (``lam`` is then only the eigenvalue solver's error
     margin) and little for pairwise estimates of a semidefinite matrix.
+
+    Parameters
+    ----------
+    form : QuadraticForm
+        The form ``q @ M @ q``.
+    sign : {-1, 1}
+        ``N = sign * M``.
     """
 
     def __init__(self, form, sign):
@@ -259,11 +476,22 @@ class ShiftedQuadratic(ConvexQuadratic):
 
 
 class TangentMajorant(ConvexQuadratic):
-    """A convex majorant of ``N(q) = sign * q @ M @ q`` that touches it at ``at``: with
-    ``N = N+ + N-`` (the positive and negative parts of its eigendecomposition), the
+    """A convex majorant of ``N(q) = sign * q @ M @ q`` that touches it at ``at``.
+
+    With ``N = N+ + N-`` (the positive and negative parts of its eigendecomposition), the
     concave ``q @ N- @ q`` is at most its tangent at ``at``, so
     ``N(q) <= q @ N+ @ q + 2 (N- at) @ q - at @ N- @ at``. Minimizing a bound through
-    it never raises the bound: the step of the convex-concave procedure."""
+    it never raises the bound: the step of the convex-concave procedure.
+
+    Parameters
+    ----------
+    form : QuadraticForm
+        The form ``q @ M @ q``.
+    sign : {-1, 1}
+        ``N = sign * M``.
+    at : ndarray of shape (H,)
+        The posterior where the majorant touches ``N``.
+    """
 
     def __init__(self, form, sign, at):
         super().__init__(form.posterior, f"majorant of {'-' if sign < 0 else ''}{form.name}")
@@ -292,17 +520,59 @@ def _quadratic(M, q, rounding):
 
 
 def gibbs_risk(q: Posterior, risks) -> GibbsRisk:
-    """``L(q) = risks @ q``: the Gibbs classifier's empirical risk (affine)."""
+    """Declare the Gibbs classifier's empirical risk ``L(q) = risks @ q`` (affine).
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior.
+    risks : array_like of shape (H,)
+        Each voter's empirical risk, in [0, 1].
+
+    Returns
+    -------
+    GibbsRisk
+        The term.
+
+    Examples
+    --------
+    >>> import cvxpb as pb
+    >>> q = pb.Posterior.uniform(2)
+    >>> pb.gibbs_risk(q, [0.1, 0.3]).value([0.5, 0.5])
+    0.2
+    """
     return GibbsRisk(q, risks)
 
 
 def tandem_risk(q: Posterior, errors=None, *, matrix=None) -> TandemRisk:
-    """``T(q) = q @ T_hat @ q``, the rate at which two voters drawn from ``q`` err
-    together. ``errors``: an ``n x H`` 0/1 matrix on one shared sample
-    (``T_hat = E.T @ E / n``, positive semidefinite); or ``matrix=T_hat`` directly, for
-    pairwise estimates on different samples (out-of-bag), which need not be
-    semidefinite: the solver then proves its lower bound with the term's convex
-    minorant (:class:`ShiftedQuadratic`) and reports the gap that leaves."""
+    """Declare the tandem risk ``T(q) = q @ T_hat @ q``.
+
+    The rate at which two voters drawn from ``q`` err together (Masegosa et al., 2020).
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior.
+    errors : array_like of shape (n, H), optional
+        0/1 error indicators on one shared sample: ``T_hat = E.T @ E / n``, positive
+        semidefinite, so the term is convex.
+    matrix : array_like of shape (H, H), optional
+        ``T_hat`` directly, for pairwise estimates on different samples (out-of-bag),
+        which need not be semidefinite: the solver then proves its lower bound with the
+        term's convex minorant (:class:`ShiftedQuadratic`) and reports the gap that
+        leaves.
+
+    Returns
+    -------
+    TandemRisk
+        The term.
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of ``errors`` and ``matrix`` is given, of the right shape and
+        values.
+    """
     if (errors is None) == (matrix is None):
         raise ValueError("tandem_risk needs errors (n x H indicators) or matrix=, not both")
     if matrix is not None:
@@ -314,11 +584,29 @@ def tandem_risk(q: Posterior, errors=None, *, matrix=None) -> TandemRisk:
 
 
 def disagreement(q: Posterior, votes=None, *, matrix=None) -> Disagreement:
-    """``d(q) = q @ D_hat @ q``, the expected disagreement of two voters drawn from
-    ``q``. ``votes``: an ``n x H`` matrix of the voters' outputs, class labels of any
-    kind (``D_hat`` the rate at which each pair disagrees; ``d = 1 - sum_c |V_c q|^2 / n``
-    with ``V_c`` the indicators of voting ``c``, so ``d`` is concave); or
-    ``matrix=D_hat`` (pairwise estimates, as for :func:`tandem_risk`)."""
+    """Declare the expected disagreement ``d(q) = q @ D_hat @ q`` of two voters drawn from ``q``.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior.
+    votes : array_like of shape (n, H), optional
+        The voters' outputs, class labels of any kind: ``D_hat`` is the rate at which
+        each pair disagrees, and ``d = 1 - sum_c |V_c q|^2 / n`` with ``V_c`` the
+        indicators of voting ``c``, so ``d`` is concave.
+    matrix : array_like of shape (H, H), optional
+        ``D_hat`` directly (pairwise estimates, as for :func:`tandem_risk`).
+
+    Returns
+    -------
+    Disagreement
+        The term.
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of ``votes`` and ``matrix`` is given, of the right shape.
+    """
     if (votes is None) == (matrix is None):
         raise ValueError("disagreement needs votes (n x H outputs) or matrix=, not both")
     if matrix is not None:
@@ -341,9 +629,19 @@ def _compact(F):
 
 
 class DivergenceTerm(Term):
-    """A divergence from the posterior's prior as a term: any
-    :class:`cvxpb.pac_bayes.divergences.Divergence` (ours or a user's), whose convex
-    core, transform, gradient, CVXPY expression and closed-form ``linear_min`` it takes."""
+    """A divergence of the posterior from its prior, as a term.
+
+    Takes any :class:`cvxpb.pac_bayes.divergences.Divergence` (ours or a user's), whose
+    convex core, transform, gradient, CVXPY expression and closed-form ``linear_min`` it
+    uses.
+
+    Parameters
+    ----------
+    posterior : Posterior
+        The posterior (its prior is the divergence's reference).
+    measure : Divergence
+        The divergence.
+    """
 
     curvature = "convex"
     divergence = True
@@ -358,16 +656,21 @@ class DivergenceTerm(Term):
 
     @property
     def prior(self):
+        """ndarray of shape (H,): the prior the divergence is taken from."""
         return self.posterior.prior
 
     @property
     def entropic(self) -> bool:
+        """bool: whether the divergence is KL (its minimizers are Gibbs posteriors)."""
         return self.measure.entropic
 
     @property
     def closed_form_min(self) -> bool:
-        """Whether the divergence has :meth:`linear_min`; without it the scalarized
-        programs are solved by CVXPY and certified by the Frank-Wolfe bound."""
+        """bool: whether the divergence has ``linear_min``.
+
+        Without it the scalarized programs are solved by CVXPY and certified by the
+        Frank-Wolfe bound.
+        """
         return hasattr(self.measure, "linear_min")
 
     def core(self, q, rounding=0):
@@ -383,34 +686,98 @@ class DivergenceTerm(Term):
         return self.measure.expr(q, self.prior)
 
     def linear_min(self, g, mu):
-        """``(q, lower)``: the minimizer of ``g @ q + mu core(q)`` over the simplex and a
-        lower bound on that minimum (weak duality), rounded down."""
+        """Minimize ``g @ q + mu core(q)`` over the simplex in closed form.
+
+        Parameters
+        ----------
+        g : ndarray of shape (H,)
+            The linear part.
+        mu : float
+            The weight of the core (positive).
+
+        Returns
+        -------
+        q : ndarray of shape (H,)
+            The minimizer.
+        lower : float
+            A lower bound on the minimum (weak duality), rounded down.
+        """
         return self.measure.linear_min(self.prior, g, mu)
 
 
 def divergence_term(q: Posterior, measure) -> DivergenceTerm:
-    """The divergence ``measure`` of ``q`` from its prior: a
-    :class:`~cvxpb.pac_bayes.divergences.Divergence` object (a user's own subclass
-    works as ours do) or a name with :func:`~cvxpb.pac_bayes.divergences.as_divergence`'s
-    vocabulary."""
+    """Declare the divergence ``measure`` of ``q`` from its prior.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior.
+    measure : Divergence or str
+        A :class:`~cvxpb.pac_bayes.divergences.Divergence` object (a user's own subclass
+        works as ours do) or a name in :func:`~cvxpb.pac_bayes.divergences.as_divergence`'s
+        vocabulary.
+
+    Returns
+    -------
+    DivergenceTerm
+        The term (convex core).
+    """
     return DivergenceTerm(q, as_divergence(measure))
 
 
 def KL(q: Posterior) -> DivergenceTerm:
-    """``KL(q || p)`` against the posterior's prior (convex)."""
+    """Declare ``KL(q || p)`` against the posterior's prior (convex).
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior.
+
+    Returns
+    -------
+    DivergenceTerm
+        The term.
+    """
     return DivergenceTerm(q, KLDivergence())
 
 
 def chi2(q: Posterior) -> DivergenceTerm:
-    """The chi-squared divergence ``chi2(q || p) = sum_i q_i^2 / p_i - 1`` (an increasing
-    transform of a convex moment). The chi-squared bounds of Sahu & Hemachandra
-    (Theorem 1, alpha = 2) take ``chi2(q) + 1 = sum_i q_i^2 / p_i``."""
+    """Declare the chi-squared divergence ``chi2(q || p) = sum_i q_i^2 / p_i - 1``.
+
+    An increasing transform of a convex moment. The chi-squared bounds of Sahu &
+    Hemachandra (Theorem 1 with alpha = 2) take ``chi2(q) + 1 = sum_i q_i^2 / p_i``.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior.
+
+    Returns
+    -------
+    DivergenceTerm
+        The term.
+    """
     return DivergenceTerm(q, Chi2())
 
 
 def renyi(q: Posterior, alpha) -> DivergenceTerm:
-    """The Renyi divergence ``D_alpha(q || p) = log(sum q^alpha p^(1-alpha)) / (alpha - 1)``,
-    ``alpha > 1``: an increasing transform of a convex moment."""
+    """Declare the Renyi divergence ``D_alpha(q || p)`` of order ``alpha > 1``.
+
+    ``D_alpha(q || p) = log(sum q^alpha p^(1-alpha)) / (alpha - 1)``, an increasing
+    transform of a convex moment.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior.
+    alpha : float
+        The order, greater than 1.
+
+    Returns
+    -------
+    DivergenceTerm
+        The term.
+    """
     return DivergenceTerm(q, Renyi(check_order(alpha)))
 
 
