@@ -36,13 +36,26 @@ LIMIT = 12.0  # log-weights are kept within +-LIMIT decades
 
 
 class WeightSearch(ParetoSearch):
-    """The best Pareto point a local search over the weights finds, for ``k >= 3``
-    oriented terms.
+    """The best Pareto point a local search over the weights finds, for three or more terms.
 
     From the best point of a grid it iterates the stationarity condition: at a local
     minimum ``q`` of ``G(t(q))``, ``q`` minimizes ``sum_i dG/dt_i t_i``, so the weights
     move towards the partial derivatives of ``G`` at the current terms (by central
     differences of the declared expression), damped until the bound falls.
+
+    Parameters
+    ----------
+    bound : Expression
+        The declared bound.
+    terms : sequence of Term
+        Its posterior terms (three or more).
+    signs : dict
+        ``{term: +1 or -1}``: the direction the bound depends on each term in.
+    solver : str, default="CLARABEL"
+        CVXPY's solver for the scalarized programs without a closed form or Newton step.
+    replace : dict, optional
+        ``{term: majorant}``: convex majorants standing in for terms (a round of the
+        convex-concave procedure).
     """
 
     def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None):
@@ -51,6 +64,24 @@ class WeightSearch(ParetoSearch):
         self.points: dict = {}  # log-weights -> Solved
 
     def run(self, tol, max_solves):
+        """Search the weights from a grid, then by the stationarity iteration.
+
+        Parameters
+        ----------
+        tol : float
+            The gap between the best bound and the lower bound at which the search stops.
+        max_solves : int
+            The scalarized programs at most.
+
+        Returns
+        -------
+        best : Solved
+            The program whose posterior has the least bound.
+        lower : float
+            The bound at the terms' separate minima, rounded down (valid, often far below).
+        seconds : float
+            Wall-clock time.
+        """
         start = time.perf_counter()
         lows = {t: self._least(t) for t in self.terms}
         lower = float(self.bound.evaluate(Values(coordinates=lows, signs=self.signs), -1))

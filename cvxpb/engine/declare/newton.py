@@ -38,9 +38,27 @@ POLISH = 3  # full steps taken where the objective is flat to its last bits
 
 
 def minimize_quadratic_kl(S, b, mu, prior, start):
-    """A posterior near the minimizer of ``1/2 q @ S @ q + b @ q + mu KL(q || prior)``
-    (``S`` positive semidefinite on the plane ``sum q = 0``, ``mu > 0``) from ``start``,
-    or ``None`` if the iteration fails (a non-finite value or a singular system)."""
+    """Minimize ``1/2 q @ S @ q + b @ q + mu KL(q || prior)`` over the simplex by Newton's method.
+
+    Parameters
+    ----------
+    S : ndarray of shape (H, H)
+        Positive semidefinite on the plane ``sum q = 0``.
+    b : ndarray of shape (H,)
+        The linear part.
+    mu : float
+        The weight of KL (positive).
+    prior : ndarray of shape (H,)
+        The prior of KL; its zeros stay zeros.
+    start : array_like of shape (H,)
+        Where the iteration starts.
+
+    Returns
+    -------
+    ndarray of shape (H,) or None
+        A posterior near the minimizer, or None if the iteration fails (a non-finite value
+        or a singular system). The caller certifies it; nothing here is trusted.
+    """
     q = np.asarray(start, dtype=float).copy()
     q[prior == 0] = 0.0
     if not np.any(q > 0):

@@ -55,7 +55,21 @@ ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quad
 
 @dataclass
 class Solved:
-    """One scalarized program: its ``mu``, posterior, lower bound and upper value."""
+    """One scalarized program: its ``mu``, posterior, lower bound and upper value.
+
+    Parameters
+    ----------
+    mu : float
+        The weight of ``B`` in ``min A + mu B``.
+    q : ndarray of shape (H,)
+        The posterior found.
+    lower : float
+        A proven lower bound on ``min A + mu B``, rounded down.
+    value : float
+        The bound at ``q``, rounded up.
+    log_weights : tuple, default=()
+        The weights' log10, for searches over several (:mod:`cvxpb.engine.declare.local`).
+    """
 
     mu: float
     q: np.ndarray
@@ -65,9 +79,23 @@ class Solved:
 
 
 class Values:
-    """The terms' cores for :meth:`Expression.evaluate`: at a posterior (each rounded
-    as asked, cached) or at given oriented coordinates (exact). ``replace`` maps terms
-    to oriented stand-ins (majorants) whose values are used instead."""
+    """The terms' cores for :meth:`Expression.evaluate`.
+
+    At a posterior (each core rounded as asked, and cached) or at given oriented
+    coordinates (exact).
+
+    Parameters
+    ----------
+    q : ndarray of shape (H,), optional
+        The posterior.
+    coordinates : dict, optional
+        ``{term: oriented value}`` instead of a posterior.
+    signs : dict, optional
+        ``{term: +1 or -1}``: each term's orientation.
+    replace : dict, optional
+        ``{term: stand-in}``: oriented stand-ins (majorants) whose values are used
+        instead of the terms'.
+    """
 
     def __init__(self, q=None, coordinates=None, signs=None, replace=None):
         self.q, self.coordinates, self.signs, self._cache = q, coordinates, signs, {}
@@ -88,7 +116,22 @@ class Values:
 
 
 class ParetoSearch:
-    """Branch and bound over ``mu`` for ``bound`` in the oriented terms ``A``, ``B``."""
+    """Branch and bound over ``mu`` for a bound in two oriented terms ``A``, ``B``.
+
+    Parameters
+    ----------
+    bound : Expression
+        The declared bound.
+    terms : sequence of Term
+        Its posterior terms (the first and the last are ``A`` and ``B``).
+    signs : dict
+        ``{term: +1 or -1}``: the direction the bound depends on each term in.
+    solver : str, default="CLARABEL"
+        CVXPY's solver for the scalarized programs without a closed form or Newton step.
+    replace : dict, optional
+        ``{term: majorant}``: convex majorants standing in for terms (a round of the
+        convex-concave procedure).
+    """
 
     def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None):
         self.bound, self.signs, self.solver = bound, signs, solver
@@ -100,28 +143,109 @@ class ParetoSearch:
         self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G
 
     def oriented(self, term, q, rounding):
+        """The oriented term ``sign * core`` at ``q``.
+
+        Parameters
+        ----------
+        term : Term
+            The term.
+        q : ndarray of shape (H,)
+            A posterior.
+        rounding : {-1, 0, 1}
+            The direction to round the oriented value in.
+
+        Returns
+        -------
+        float
+            ``signs[term] * term.core(q)``.
+        """
         s = self.signs[term]
         return s * term.core(q, s * rounding)
 
     def lower_value(self, term, q) -> float:
-        """The oriented term at ``q`` rounded down, or its convex minorant's value."""
+        """The oriented term at ``q`` rounded down, or its convex minorant's value.
+
+        Parameters
+        ----------
+        term : Term
+            The term.
+        q : ndarray of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        float
+            A value at most the oriented term at ``q``.
+        """
         minorant = self.convex[term]
         return self.oriented(term, q, -1) if minorant is None else minorant.core(q, -1)
 
     def lower_gradient(self, term, q):
+        """The gradient of the oriented term (or of its convex minorant) at ``q``.
+
+        Parameters
+        ----------
+        term : Term
+            The term.
+        q : ndarray of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        ndarray of shape (H,)
+            The gradient.
+        """
         minorant = self.convex[term]
         return self.signs[term] * term.gradient(q) if minorant is None else minorant.gradient(q)
 
     def convex_expr(self, term, q):
+        """The oriented term (or its convex minorant) as a convex CVXPY expression.
+
+        Parameters
+        ----------
+        term : Term
+            The term.
+        q : cvxpy.Variable of shape (H,)
+            The posterior variable.
+
+        Returns
+        -------
+        cvxpy.Expression
+            A convex expression.
+        """
         minorant = self.convex[term]
         return self.signs[term] * term.expr(q) if minorant is None else minorant.expr(q)
 
     def value_at(self, q) -> float:
-        """The bound at ``q`` rounded up (through the majorants that stand in, if any)."""
+        """The bound at ``q`` rounded up (through the majorants that stand in, if any).
+
+        Parameters
+        ----------
+        q : ndarray of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        float
+            The bound.
+        """
         return float(self.bound.evaluate(Values(q, signs=self.signs, replace=self.replace), +1))
 
     def slopes(self, q, terms) -> np.ndarray:
-        """``dG/dt`` for each oriented term at ``q`` (central differences, at least 0)."""
+        """The bound's slope in each oriented term at ``q``.
+
+        Parameters
+        ----------
+        q : ndarray of shape (H,)
+            A posterior.
+        terms : sequence of Term
+            The terms.
+
+        Returns
+        -------
+        ndarray
+            ``dG/dt`` for each term, by central differences, at least 0.
+        """
         t = {term: self.oriented(term, q, 0) for term in terms}
 
         def at(term, shift):
@@ -136,6 +260,24 @@ class ParetoSearch:
         return np.maximum(slopes, 0.0)
 
     def run(self, tol, max_solves):
+        """Search ``mu`` until the bound at the best posterior meets the lower bound.
+
+        Parameters
+        ----------
+        tol : float
+            The gap at which the search stops.
+        max_solves : int
+            The scalarized programs at most.
+
+        Returns
+        -------
+        best : Solved
+            The program whose posterior has the least bound.
+        lower : float
+            The proven lower bound on the minimum.
+        seconds : float
+            Wall-clock time.
+        """
         start = time.perf_counter()
         self.tol = tol
         self.a_lo = self._least(self.A)
@@ -160,7 +302,17 @@ class ParetoSearch:
         return best, lower, time.perf_counter() - start
 
     def run_single(self):
-        """A bound of one term: the term's least value, with its proof."""
+        """Minimize a bound of one term: the term's least value, with its proof.
+
+        Returns
+        -------
+        best : Solved
+            The posterior at the term's minimum.
+        lower : float
+            The bound at the proven least value of the term, rounded down.
+        seconds : float
+            Wall-clock time.
+        """
         start = time.perf_counter()
         q, least = self._alone(self.A)
         q = np.maximum(q, 0.0)
@@ -270,8 +422,15 @@ class ParetoSearch:
         return np.asarray(q.value, dtype=float)
 
     def lower_bound(self):
-        """``(lower, edge)``: the least corner value of ``G`` on ``R``'s boundary, and the
-        index (into the boundary's lines) of the edge it came from."""
+        """The least corner value of ``G`` on the lower-left boundary of ``R``.
+
+        Returns
+        -------
+        lower : float
+            A proven lower bound on the minimum.
+        edge : int
+            The index (into the boundary's lines) of the edge it came from.
+        """
         lines = _envelope(
             [(Fraction(0), Fraction(self.a_lo))]
             + [(Fraction(s.mu), Fraction(s.lower)) for s in self.solved if np.isfinite(s.lower)]
