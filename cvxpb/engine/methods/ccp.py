@@ -34,11 +34,20 @@ STEADY = 3
 class ConcavePart:
     """A concave function ``h`` of the variables, and how to linearize it.
 
-    Give one of: ``expr`` (a concave CVXPY expression; CVXPY supplies its value and
-    gradient), ``value`` and ``gradient`` callables of a point ``{variable: array}``,
-    or ``linearize``, a callable returning ``(constant, {variable: array})`` of an
-    affine over-estimator ``constant + sum_v <a_v, v>`` (for example a tangent taken
-    at a nearby point where ``h`` is differentiable).
+    Give exactly one of ``expr``, ``value`` with ``gradient``, or ``linearize``.
+
+    Parameters
+    ----------
+    expr : cvxpy.Expression, optional
+        A concave expression; CVXPY supplies its value and gradient.
+    value : callable, optional
+        ``value(point)``: ``h`` at a point ``{variable: array}``.
+    gradient : callable, optional
+        ``gradient(point)``: ``{variable: array}``, with ``value``.
+    linearize : callable, optional
+        ``linearize(point)``: ``(constant, {variable: array})`` of an affine
+        over-estimator ``constant + sum_v <a_v, v>`` (for example a tangent taken at a
+        nearby point where ``h`` is differentiable).
     """
 
     expr: cp.Expression | None = None
@@ -54,6 +63,18 @@ class ConcavePart:
             raise ValueError(f"ConcavePart.expr must be concave, got {self.expr.curvature}")
 
     def evaluate(self, point) -> float:
+        """The value of ``h`` at ``point``.
+
+        Parameters
+        ----------
+        point : dict
+            ``{variable: value}``.
+
+        Returns
+        -------
+        float
+            ``h(point)`` (with ``linearize`` only: the over-estimator taken at the point).
+        """
         if self.expr is not None:
             _assign(point)
             return float(self.expr.value)
@@ -63,7 +84,22 @@ class ConcavePart:
         return float(constant + sum(np.vdot(a, point[v]) for v, a in slopes.items()))
 
     def affine(self, point, variables):
-        """``(constant, slopes)`` of the over-estimator at ``point``."""
+        """The affine over-estimator of ``h`` at ``point``.
+
+        Parameters
+        ----------
+        point : dict
+            ``{variable: value}``.
+        variables : list of cvxpy.Variable
+            The problem's variables (for the slopes of an ``expr``).
+
+        Returns
+        -------
+        constant : float
+            Its constant.
+        slopes : dict
+            ``{variable: array}``: its slope in each variable.
+        """
         if self.linearize is not None:
             return self.linearize(point)
         if self.expr is not None:
@@ -78,7 +114,15 @@ class ConcavePart:
 
 @dataclass
 class DCFunction:
-    """``convex + sum(concave)``: a convex CVXPY expression and concave parts."""
+    """``convex + sum(concave)``: a convex CVXPY expression and concave parts.
+
+    Parameters
+    ----------
+    convex : cvxpy.Expression or float
+        The convex part.
+    concave : sequence of ConcavePart or ConcavePart, default=()
+        The concave parts.
+    """
 
     convex: cp.Expression
     concave: Sequence[ConcavePart] = ()
@@ -91,13 +135,35 @@ class DCFunction:
             self.concave = (self.concave,)
 
     def evaluate(self, point) -> float:
+        """The function's value at ``point``.
+
+        Parameters
+        ----------
+        point : dict
+            ``{variable: value}``.
+
+        Returns
+        -------
+        float
+            The convex part plus the concave parts at the point.
+        """
         _assign(point)
         return float(self.convex.value) + sum(h.evaluate(point) for h in self.concave)
 
 
 @dataclass
 class DCProblem:
-    """``minimize objective  s.t.  each dc_constraint <= 0  and the convex constraints``."""
+    """``minimize objective  s.t.  each dc_constraint <= 0  and the convex constraints``.
+
+    Parameters
+    ----------
+    objective : DCFunction
+        The objective.
+    dc_constraints : sequence of DCFunction, default=()
+        Functions constrained to be at most 0.
+    constraints : sequence of cvxpy.Constraint, default=()
+        DCP constraints.
+    """
 
     objective: DCFunction
     dc_constraints: Sequence[DCFunction] = ()
@@ -117,7 +183,28 @@ class DCProblem:
 
 @dataclass(frozen=True, eq=False)
 class CCPResult:
-    """Outcome of :func:`solve`: the best feasible iterate over all starts."""
+    """Outcome of :func:`solve`: the best feasible iterate over all starts.
+
+    Parameters
+    ----------
+    status : str
+        One of ``STATUSES``.
+    point : dict or None
+        ``{variable: value}`` of the best feasible iterate; None if there was none.
+    objective : float
+        The objective there (``inf`` without one).
+    iterations : int
+        The iterations of the start it came from.
+    history : list of dict, default=[]
+        That start's iterations (objective, surrogate, slack, tau, solver, status,
+        violation).
+    message : str, default=""
+        The solvers' account.
+    seconds : float, default=0.0
+        Wall-clock time of all starts.
+    starts : list of dict, default=[]
+        Each start's status, iterations, objective and message.
+    """
 
     status: str
     point: dict | None
@@ -129,6 +216,18 @@ class CCPResult:
     starts: list = field(default_factory=list)
 
     def value(self, variable):
+        """The value of ``variable`` at the best feasible iterate.
+
+        Parameters
+        ----------
+        variable : cvxpy.Variable
+            A variable of the problem.
+
+        Returns
+        -------
+        ndarray or None
+            Its value, or None without a feasible iterate.
+        """
         return None if self.point is None else self.point[variable]
 
 
@@ -308,6 +407,7 @@ def solve(
     Parameters
     ----------
     problem : DCProblem
+        The difference-of-convex program.
     initial : dict, optional
         The first start ``{variable: value}``.
     sampler : callable, optional
@@ -315,19 +415,33 @@ def solve(
         by default standard normal values.
     n_starts : int, default=1
         Number of starts; each one's random generator derives from ``random_state``.
+    random_state : int, SeedSequence or None, default=None
+        Seeds the starts' generators.
     max_iter : int, default=100
-    tol, tol_x : float
+        Iterations at most from each start (0 returns the start).
+    tol : float, default=1e-9
         Converged when the objective changes by at most ``tol * (1 + |f|)`` and no
         variable entry moves by more than ``tol_x``, or when the objective has been
         that steady for ``STEADY`` iterations in a row.
+    tol_x : float, default=1e-7
+        See ``tol``.
     feas_tol : float, default=1e-7
         Largest DC constraint violation (and total slack) counted as feasible.
     solvers : sequence of str, default=("CLARABEL", "ECOS", "SCS")
-        Tried in this order for each subproblem, each with its own entry of
-        ``solver_options``; ``optimal_inaccurate`` only counts with ``accept_inaccurate``.
+        Tried in this order for each subproblem (:func:`cvxpb.engine.conic.solve_program`).
+    solver_options : dict, optional
+        ``{solver: {option: value}}``.
+    accept_inaccurate : bool, default=False
+        Whether an ``optimal_inaccurate`` subproblem counts as solved.
     penalty : bool, default=True
         Penalty CCP: slacks on the DC constraints with weight ``tau``, multiplied by
         ``mu`` each iteration up to ``tau_max``.
+    tau : float, default=1.0
+        The first penalty weight.
+    mu : float, default=2.0
+        The penalty weight's growth (greater than 1).
+    tau_max : float, default=1e6
+        The largest penalty weight.
     patience : int, default=5
         Consecutive rises of the objective after which the run is ``stalled``.
     verbose : bool, default=False
@@ -338,6 +452,12 @@ def solve(
     CCPResult
         The best feasible iterate over all starts, its status (one of ``STATUSES``),
         the history of the start it came from, and every start's summary.
+
+    Raises
+    ------
+    ValueError
+        For a count, tolerance or penalty setting out of range, or solver options the
+        solver refuses.
     """
     check_count(n_starts, "n_starts")
     check_count(max_iter, "max_iter", 0)  # 0 returns the start, with status max_iter

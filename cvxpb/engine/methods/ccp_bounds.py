@@ -44,7 +44,18 @@ TIGHT = {
 
 
 def supports(problem) -> bool:
-    """Distance sq or kl with divergence chi2 or kl, or linear with chi2."""
+    """Say whether the CCP formulation covers ``problem``.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+
+    Returns
+    -------
+    bool
+        True for distance sq or kl with divergence chi2 or kl, and linear with chi2.
+    """
     distance, divergence = problem.distance_function, problem.divergence_function
     if isinstance(divergence, Chi2):
         return isinstance(distance, (Linear, Squared, KLDistance))
@@ -59,6 +70,18 @@ def _sq_scale(problem) -> float:
 
 
 def check_problem(problem):
+    """Raise unless the method applies to ``problem``.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+
+    Raises
+    ------
+    ValueError
+        Naming the distance and divergence given and the method that handles them.
+    """
     if not supports(problem):
         raise ValueError(
             'method="ccp" handles distance "sq" or "kl" with divergence "chi2" or "kl", and '
@@ -89,7 +112,22 @@ def _kl_tangent(q, r, risks):
 
 
 def formulate(problem):
-    """``(DCProblem, q, r or s)`` for ``problem`` on its positive-prior classifiers."""
+    """State ``problem``'s bound as a difference-of-convex program.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem; the program is on its positive-prior classifiers.
+
+    Returns
+    -------
+    program : DCProblem
+        The program for :func:`cvxpb.engine.methods.ccp.solve`.
+    q : cvxpy.Variable
+        The posterior on the positive-prior classifiers.
+    other : cvxpy.Variable or None
+        The epigraph variable: ``s`` (sq distance), ``r`` (kl distance) or None (linear).
+    """
     support = problem.prior > 0
     p, risks = problem.prior[support], problem.risks[support]
     q = cp.Variable(p.size, nonneg=True, name="q")
@@ -117,7 +155,24 @@ def formulate(problem):
 
 
 def start_point(problem, q, other, q0):
-    """A feasible start: ``q0`` and the matching ``s`` or ``r`` (the bound at ``q0``)."""
+    """A feasible start: ``q0`` and the matching ``s`` or ``r`` (the bound at ``q0``).
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    q : cvxpy.Variable
+        The posterior variable of :func:`formulate`.
+    other : cvxpy.Variable or None
+        Its epigraph variable.
+    q0 : ndarray
+        The start's posterior on the positive-prior classifiers.
+
+    Returns
+    -------
+    dict
+        ``{variable: value}`` for the CCP driver.
+    """
     point = {q: q0}
     if other is None:
         return point
@@ -151,7 +206,20 @@ def _initial_q(problem, initial):
 
 
 def solver_options(solver, verbose: bool) -> dict:
-    """``solver`` as the one solver the CCP driver tries, and ``verbose``."""
+    """The command line's ``--solver`` and ``--verbose`` as :func:`solve` takes them.
+
+    Parameters
+    ----------
+    solver : str or None
+        The one conic solver the CCP driver tries, or None for its default order.
+    verbose : bool
+        Whether to print the solver's log.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`solve`.
+    """
     from cvxpb.engine.conic import SOLVERS
 
     options = {"verbose": verbose}
@@ -161,23 +229,47 @@ def solver_options(solver, verbose: bool) -> dict:
 
 
 def further_options() -> set:
-    """The CCP driver's options, which :func:`solve` hands on."""
+    """The CCP driver's options, which :func:`solve` hands on.
+
+    Returns
+    -------
+    set of str
+        The keyword names of :func:`cvxpb.engine.methods.ccp.solve` but the problem and starts.
+    """
     kinds = (Parameter.POSITIONAL_OR_KEYWORD, Parameter.KEYWORD_ONLY)
     names = {n for n, p in signature(ccp.solve).parameters.items() if p.kind in kinds}
     return names - {"problem", "initial", "sampler"}
 
 
 def solve(problem, initial="uniform", n_starts: int = 1, random_state=None, **options):
-    """Minimize the bound by CCP from ``initial`` ("uniform", "prior" or an array).
+    """Minimize the bound by CCP from ``initial``.
 
-    With ``n_starts > 1`` the further starts are Dirichlet(1) draws seeded from
-    ``random_state``. ``options`` go to :func:`cvxpb.engine.methods.ccp.solve`. Every start
-    is feasible (``r`` or ``s`` is set from the bound at ``q``), so the plain CCP,
-    which then decreases the bound monotonically, is the default (``penalty=False``),
-    with a 1e-10 relative duality gap for the subproblem solvers (``TIGHT``) and
-    ``tol=1e-10``. ``optimal_inaccurate`` subproblems are accepted (and flagged in the
-    history): the bound is re-evaluated exactly at every iterate and the best kept, so
-    an inaccurate subproblem cannot make the reported bound invalid.
+    Every start is feasible (``r`` or ``s`` is set from the bound at ``q``), so the plain
+    CCP, which then decreases the bound monotonically, is the default
+    (``penalty=False``), with a 1e-10 relative duality gap for the subproblem solvers
+    (``TIGHT``) and ``tol=1e-10``. ``optimal_inaccurate`` subproblems are accepted (and
+    flagged in the history): the bound is re-evaluated exactly at every iterate and the
+    best kept, so an inaccurate subproblem cannot make the reported bound invalid.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    initial : {"uniform", "prior"} or array_like, default="uniform"
+        The first start.
+    n_starts : int, default=1
+        Starts in all; the further ones are Dirichlet(1) draws.
+    random_state : int, Generator or None, default=None
+        Seeds the further starts.
+    **options
+        Options of :func:`cvxpb.engine.methods.ccp.solve`.
+
+    Returns
+    -------
+    Result
+        The bound re-evaluated from the posterior, rounded outward.
+        Status ``"converged"`` at a stationary point (not proven global), or the driver's
+        reason to stop.
     """
     options.setdefault("penalty", False)
     options.setdefault("solver_options", TIGHT)

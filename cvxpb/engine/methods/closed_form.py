@@ -53,12 +53,38 @@ def _algorithm2(l, p, c2):
 
 
 def supports(problem) -> bool:
-    """The closed forms are those of the linear-distance chi2 bound (eq. 8)."""
+    """Say whether the closed forms apply.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+
+    Returns
+    -------
+    bool
+        True for the linear-distance chi2 bound (eq. 8), the one with closed forms.
+    """
     return cvx.supports(problem)
 
 
 def solve(problem, rule: str = "algorithm2"):
-    """The closed-form optimum of the linear chi2 bound by ``rule``."""
+    """The closed-form optimum of the linear chi2 bound by ``rule``.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    rule : {"algorithm2", "theorem11"}, default="algorithm2"
+        Which support the closed form is taken on (see the module's text).
+
+    Returns
+    -------
+    Result
+        The bound re-evaluated from the posterior, rounded outward.
+        Status ``"optimal"``, or ``"conditions_not_met"`` where Theorem 11's conditions
+        (23) and (24) fail.
+    """
     check_linear_chi2(problem, "closed_form")
     check_choice(rule, "rule", RULES)
     start = time.perf_counter()

@@ -23,16 +23,30 @@ DPP_MAX = 2000  # classifiers up to which the program keeps its data in Paramete
 
 
 def build(size: int, data=None):
-    """The SOCP for ``size`` classifiers with positive prior, in ``z = q / sqrt(p)``:
-    ``sqrt(sum q^2/p) = ||z||_2``, ``sum q = sqrt(p) @ z``, ``l @ q = (l sqrt(p)) @ z``.
+    """Build the SOCP for ``size`` classifiers with positive prior, in ``z = q / sqrt(p)``.
 
+    ``sqrt(sum q^2/p) = ||z||_2``, ``sum q = sqrt(p) @ z``, ``l @ q = (l sqrt(p)) @ z``.
     Without ``data`` the vectors ``sqrt(p)``, ``l sqrt(p)`` and the scalar ``c`` are
     CVXPY Parameters, so the program is DPP and new data need no recompiling. CVXPY's
     map from a vector Parameter to the problem data takes memory quadratic in its
     length (2 GB at 8000 classifiers, 13 GiB at 3 * 10^4), so beyond ``DPP_MAX``
-    classifiers ``data = (sqrt_prior, scaled_risks, c)`` go in as constants (H = 10^5:
-    1 s and 0.3 GB). Returns ``(problem, parameters, q)``, ``q`` the expression
-    ``sqrt(p) * z``.
+    classifiers the data go in as constants (H = 10^5: 1 s and 0.3 GB).
+
+    Parameters
+    ----------
+    size : int
+        The classifiers with positive prior.
+    data : tuple, optional
+        ``(sqrt_prior, scaled_risks, c)`` as constants.
+
+    Returns
+    -------
+    problem : cvxpy.Problem
+        The SOCP.
+    parameters : dict
+        Its Parameters by name (empty with ``data``).
+    q : cvxpy.Expression
+        The posterior ``sqrt(p) * z``.
     """
     z = cp.Variable(size, nonneg=True, name="z")
     t = cp.Variable(name="t")
@@ -81,19 +95,56 @@ PASSES_OPTIONS = True  # the options of solve go to the solver library unchecked
 
 
 def solver_options(solver, verbose: bool) -> dict:
-    """``solver`` and ``verbose`` as :func:`solve` takes them."""
+    """The command line's ``--solver`` and ``--verbose`` as :func:`solve` takes them.
+
+    Parameters
+    ----------
+    solver : str or None
+        The conic solver, or None for the default.
+    verbose : bool
+        Whether to print the solver's log.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`solve`.
+    """
     return {"verbose": verbose} if solver is None else {"solver": solver, "verbose": verbose}
 
 
 def supports(problem) -> bool:
-    """Whether ``problem`` is the linear-distance chi2 bound (eq. 8), a convex SOCP."""
+    """Say whether ``problem`` is the linear-distance chi2 bound (eq. 8), a convex SOCP.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+
+    Returns
+    -------
+    bool
+        Whether the SOCP states the problem.
+    """
     return isinstance(problem.distance_function, Linear) and isinstance(
         problem.divergence_function, Chi2
     )
 
 
 def check_linear_chi2(problem, method: str = "cvx"):
-    """ValueError unless ``problem`` is the linear-distance chi2 bound (eq. 8)."""
+    """Raise unless ``problem`` is the linear-distance chi2 bound (eq. 8).
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    method : str, default="cvx"
+        The method named in the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the distance and divergence given.
+    """
     if not supports(problem):
         raise ValueError(
             f'method="{method}" solves distance="linear" with divergence="chi2" (eq. 8); '
@@ -103,15 +154,40 @@ def check_linear_chi2(problem, method: str = "cvx"):
 
 
 def formulation(problem) -> cp.Problem:
-    """A fresh CVXPY Problem with ``problem``'s data in its Parameters."""
+    """A fresh CVXPY Problem with ``problem``'s data in its Parameters.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+
+    Returns
+    -------
+    cvxpy.Problem
+        The SOCP (not cached, so the caller may change it).
+    """
     check_linear_chi2(problem)
     return _program(problem, _support(problem), cached=False)[0]
 
 
 def check_solver_options(solver: str, options: dict) -> None:
-    """ValueError if ``solver`` refuses ``options``: they are tried on a one-classifier
-    program first (microseconds), so a misspelt or out-of-range setting is reported
-    before any work, naming it."""
+    """Raise if ``solver`` refuses ``options``, before any work.
+
+    The options are tried on a one-classifier program first (microseconds), so a
+    misspelt or out-of-range setting is reported naming it.
+
+    Parameters
+    ----------
+    solver : str
+        The conic solver.
+    options : dict
+        Its settings.
+
+    Raises
+    ------
+    ValueError
+        Naming the options and the solver's words.
+    """
     if options:
         _probe(solver, tuple(sorted(options.items(), key=lambda item: item[0])))
 
@@ -137,11 +213,29 @@ def solve(
     verbose: bool = False,
     **solver_options,
 ):
-    """Solve the SOCP with ``solver`` (CLARABEL, ECOS or SCS); ``verbose`` prints
-    CVXPY's and the solver's log, and ``solver_options`` go to the solver.
+    """Solve the SOCP with a conic solver.
 
     ``optimal_inaccurate`` is reported as that status, with a posterior and a valid
     bound, and counted as success only with ``accept_inaccurate=True``.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
+        The solver.
+    accept_inaccurate : bool, default=False
+        Report ``optimal_inaccurate`` as ``optimal``.
+    verbose : bool, default=False
+        Print CVXPY's and the solver's log.
+    **solver_options
+        The solver's own settings.
+
+    Returns
+    -------
+    Result
+        The bound re-evaluated from the posterior, rounded outward.
+        ``objective`` keeps the solver's value apart.
     """
     check_linear_chi2(problem)
     check_choice(solver, "solver", SOLVERS)

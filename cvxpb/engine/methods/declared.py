@@ -22,7 +22,22 @@ def solve(problem, tol: float = 1e-7, max_solves: int = 300):
 
     ``status`` is ``"optimal"`` when the reported bound (re-evaluated from the
     posterior, rounded outward) is within ``tol`` of the proven lower bound, else
-    ``"optimal_inaccurate"``. ``max_solves`` caps the scalarized programs.
+    ``"optimal_inaccurate"``.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    tol : float, default=1e-7
+        The certified gap at which the search stops.
+    max_solves : int, default=300
+        The scalarized programs at most.
+
+    Returns
+    -------
+    Result
+        The bound re-evaluated from the posterior, rounded outward.
+        With a certificate whose parameter is ``"mu"``.
     """
     from cvxpb.engine.declare import Minimize  # whose solve checks tol and max_solves first
 

@@ -34,15 +34,40 @@ CERTIFIES = True  # a proven lower bound on the minimum: the reference of compar
 
 
 def supports(problem) -> bool:
-    """The exact method searches the divergence's one-parameter family; a divergence
-    without one (a user's, say) is left to the declared engine."""
+    """Say whether the exact method applies.
+
+    The exact method searches the divergence's one-parameter family; a divergence
+    without one (a user's, say) is left to the declared engine.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+
+    Returns
+    -------
+    bool
+        Whether the divergence has a family.
+    """
     return problem.divergence_function.has_family
 
 
 def family_of(problem, support=None):
-    """The family that holds ``problem``'s optimal posteriors; with
-    ``support`` (indices), those of the posteriors that vanish off it. The prior is then
-    restricted, not renormalized, so the family's divergence is still against ``P``."""
+    """The family that holds ``problem``'s optimal posteriors.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    support : array_like of int, optional
+        Indices: the family of the posteriors that vanish off them. The prior is then
+        restricted, not renormalized, so the family's divergence is still against ``P``.
+
+    Returns
+    -------
+    Family
+        The divergence's family (:mod:`cvxpb.pac_bayes.families`).
+    """
     risks, prior = problem.risks, problem.prior
     if support is not None:
         risks, prior = risks[support], prior[support]
@@ -303,12 +328,27 @@ def _searched(family, bound, tol, evaluate, max_rounds) -> _Search:
 
 
 def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
-    """Globally minimize ``problem``'s bound; returns a :class:`~cvxpb.engine.result.Result`.
+    """Globally minimize ``problem``'s bound over its divergence's family.
 
     ``status`` is ``"optimal"`` when the certificate's gap (reported bound minus the
     proven lower bound on the minimum) is at most ``tol``; ``"optimal_inaccurate"``
     when every interval closed but rounding left a larger gap; ``"max_rounds"`` when
-    the search stopped with intervals still open. ``tol`` is absolute, on the bound.
+    the search stopped with intervals still open.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    tol : float, default=1e-9
+        The absolute gap, on the bound, at which the search stops.
+    max_rounds : int, default=200
+        Rounds of the branch and bound at most.
+
+    Returns
+    -------
+    Result
+        The bound re-evaluated from the posterior, rounded outward.
+        With a certificate whose parameter is ``"nu"`` or ``"beta"``.
     """
     if not supports(problem):
         raise ValueError(
@@ -351,9 +391,28 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
 
 
 def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 200):
-    """``(bound, posterior)``: the bound minimized over posteriors that vanish off
-    ``support`` (indices with prior mass), by the same branch and bound; the bound is
-    :meth:`~cvxpb.BoundProblem.evaluate` of the posterior (rounded outward)."""
+    """Minimize the bound over the posteriors that vanish off ``support``.
+
+    By the same branch and bound as :func:`solve`.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    support : array_like of int
+        Indices of classifiers with prior mass.
+    tol : float, default=1e-9
+        The absolute gap at which the search stops.
+    max_rounds : int, default=200
+        Rounds at most.
+
+    Returns
+    -------
+    bound : float
+        :meth:`~cvxpb.BoundProblem.evaluate` of the posterior (rounded outward).
+    posterior : ndarray of shape (H,)
+        The posterior.
+    """
     support = np.asarray(support, dtype=int)
     if support.size == 0 or np.any(problem.prior[support] <= 0):
         raise ValueError("support must be a non-empty set of classifiers with prior mass")

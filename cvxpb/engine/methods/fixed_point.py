@@ -37,7 +37,19 @@ THETA_MIN = 1 / 64
 
 
 class SubsetMap:
-    """The fixed-point map ``F`` on the ordered subset of the ``size`` smallest risks."""
+    """The fixed-point map ``F`` on the ordered subset of the ``size`` smallest risks.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem (its distance picks the map).
+    l : ndarray
+        The risks, sorted ascending.
+    p : ndarray
+        The prior, in the same order.
+    size : int
+        The subset: the ``size`` smallest risks.
+    """
 
     def __init__(self, problem, l, p, size):
         self.problem, self.l, self.p = problem, l[:size], p[:size]
@@ -73,7 +85,32 @@ class SubsetMap:
 
 
 def iterate(F, q0, max_iter, tol):
-    """Damped fixed-point iteration; returns ``(q, status, iterations, theta)``."""
+    """Damped fixed-point iteration ``q <- (1 - theta) q + theta F(q)``.
+
+    ``theta`` halves (down to ``THETA_MIN``) whenever a step is longer than the last.
+
+    Parameters
+    ----------
+    F : callable
+        The map.
+    q0 : ndarray
+        The start.
+    max_iter : int
+        Iterations at most.
+    tol : float
+        The largest entry of ``|F(q) - q|`` at which the iteration has converged.
+
+    Returns
+    -------
+    q : ndarray
+        The last iterate.
+    status : {"converged", "diverged", "did_not_converge"}
+        How it ended (diverged: non-finite values).
+    iterations : int
+        Iterations done.
+    theta : float
+        The damping reached.
+    """
     q, theta, last_step = q0, 1.0, np.inf
     for k in range(1, max_iter + 1):
         with np.errstate(all="ignore"):  # a diverging map shows as non-finite values
@@ -167,13 +204,36 @@ class _Scan:
 
 
 def supports(problem) -> bool:
-    """The fixed-point equations are those of the chi2 bounds."""
+    """Say whether the fixed-point equations apply.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+
+    Returns
+    -------
+    bool
+        True for the chi2 bounds, whose fixed-point equations Sahu & Hemachandra give.
+    """
     return isinstance(problem.divergence_function, Chi2) and isinstance(
         problem.distance_function, (Linear, Squared, KLDistance)
     )
 
 
 def check_problem(problem):
+    """Raise unless the method applies to ``problem``.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+
+    Raises
+    ------
+    ValueError
+        Naming the distance and divergence given and the method that handles them.
+    """
     if not supports(problem):
         raise ValueError(
             'method="fixed_point" needs divergence="chi2" (Sahu & Hemachandra, eqs. 12, 15, '
@@ -183,12 +243,29 @@ def check_problem(problem):
 
 
 def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e-13):
-    """Algorithm 1 with the fixed-point equations; ``search`` is "linear" or "warm".
+    """Algorithm 1 of Sahu & Hemachandra with the fixed-point equations.
 
-    ``status`` is ``"converged"`` only when every subset the search examined reached
-    its fixed point or diverged (non-finite iterates) within ``max_iter`` steps, so
-    that Algorithm 1 stopped on what the equations say; a subset that ran out of steps
-    makes it ``"did_not_converge"``, counted in ``details["subsets_not_converged"]``."""
+    ``status`` is ``"converged"`` only when every subset the search examined reached its
+    fixed point or diverged (non-finite iterates) within ``max_iter`` steps, so that
+    Algorithm 1 stopped on what the equations say; a subset that ran out of steps makes
+    it ``"did_not_converge"``, counted in ``details["subsets_not_converged"]``.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    search : {"linear", "warm"}, default="linear"
+        How the subsets are searched.
+    max_iter : int, default=2000
+        Iterations at most on each subset.
+    tol : float, default=1e-13
+        The step at which a subset's iteration has converged.
+
+    Returns
+    -------
+    Result
+        The bound re-evaluated from the posterior, rounded outward.
+    """
     check_problem(problem)
     check_choice(search, "search", SEARCHES)
     check_count(max_iter, "max_iter")

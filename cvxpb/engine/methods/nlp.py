@@ -91,7 +91,20 @@ def _minimize(f, grad, z0, solver, max_iter, tol, max_seconds, verbose=False):
 
 
 def solver_options(solver, verbose: bool) -> dict:
-    """``solver`` and ``verbose`` as :func:`solve` takes them."""
+    """The command line's ``--solver`` and ``--verbose`` as :func:`solve` takes them.
+
+    Parameters
+    ----------
+    solver : str or None
+        The method of scipy ("SLSQP" or "trust-constr"), or None for the default.
+    verbose : bool
+        Whether to print the solver's log.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`solve`.
+    """
     return {"verbose": verbose} if solver is None else {"solver": solver, "verbose": verbose}
 
 
@@ -104,10 +117,35 @@ def solve(
     max_seconds: float | None = None,
     verbose: bool = False,
 ):
-    """Minimize the bound with scipy's ``solver`` from ``initial`` ("uniform" or "prior").
+    """Minimize the bound with scipy's ``solver`` from ``initial``.
 
     SLSQP's dense subproblem costs O(H^3) an iteration (about two minutes in all at
     H = 1990); ``max_seconds`` stops it with status ``time_limit`` and its last iterate.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    solver : {"SLSQP", "trust-constr"}, default="SLSQP"
+        The method of scipy.
+    initial : {"uniform", "prior"}, default="uniform"
+        The start.
+    max_iter : int, default=500
+        Iterations at most.
+    tol : float, default=1e-12
+        The tolerance of scipy.
+    max_seconds : float, optional
+        Wall-clock limit.
+    verbose : bool, default=False
+        Print scipy's log.
+
+    Returns
+    -------
+    Result
+        The bound re-evaluated from the posterior, rounded outward.
+        Status ``"converged"`` at the solver's stopping rule (a stationary point at best),
+        else the solver's reason (``"max_iter"``, ``"infeasible"``, ``"time_limit"``,
+        ``"solver_failed"``, ...), as in Sahu & Hemachandra's Table 6.
     """
     check_choice(solver, "solver", SOLVERS)
     check_choice(initial, "initial", ("uniform", "prior"))
