@@ -14,7 +14,24 @@ import numpy as np
 
 
 def plain(value):
-    """``value`` with NumPy types made plain and non-finite floats made ``None``."""
+    """Make NumPy types plain and non-finite floats ``None``, recursively.
+
+    Parameters
+    ----------
+    value : object
+        Dicts, lists, tuples, arrays and scalars, nested.
+
+    Returns
+    -------
+    object
+        The same structure of plain Python values (dict keys as strings).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> plain({"bound": np.float64(0.25), "gap": float("nan"), 1: np.arange(2)})
+    {'bound': 0.25, 'gap': None, '1': [0, 1]}
+    """
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -29,5 +46,18 @@ def plain(value):
 
 
 def dumps(payload, **kwargs) -> str:
-    """``json.dumps`` of :func:`plain` ``(payload)``, refusing anything non-finite."""
+    """Strict JSON of ``payload``: :func:`plain`, then ``json.dumps`` refusing non-finite numbers.
+
+    Parameters
+    ----------
+    payload : object
+        What to write.
+    **kwargs
+        ``json.dumps``'s options (``indent``, ``sort_keys``, ...).
+
+    Returns
+    -------
+    str
+        The JSON text.
+    """
     return json.dumps(plain(payload), allow_nan=False, **kwargs)

@@ -21,21 +21,71 @@ class ClusterLostError(RuntimeError):
 
 
 def run_parallel(tasks, total: int, n_jobs=None, progress: bool = False, desc: str = "", unit="it"):
-    """The results of joblib ``delayed`` ``tasks``, in order; with ``progress`` a tqdm bar
-    advances as each task finishes. Any joblib backend (``parallel_config``) applies.
+    """Run joblib ``delayed`` tasks and return their results in order.
 
-    A backend that loses its workers (a Dask cluster whose workers all died) raises
-    :class:`ClusterLostError`, naming the backend and how many tasks had finished.
+    Any joblib backend (``parallel_config``) applies.
+
+    Parameters
+    ----------
+    tasks : iterable
+        The calls, made with joblib's ``delayed``.
+    total : int
+        Their number, for the progress bar.
+    n_jobs : int, optional
+        The number of workers (joblib's ``n_jobs``).
+    progress : bool, default=False
+        Show a tqdm bar that advances as each task finishes.
+    desc : str, default=""
+        The bar's label.
+    unit : str, default="it"
+        The bar's unit.
+
+    Returns
+    -------
+    list
+        The results, in the order of ``tasks``.
+
+    Raises
+    ------
+    ClusterLostError
+        When the backend loses its workers (a Dask cluster whose workers all died),
+        naming the backend and how many tasks had finished.
     """
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
     return _collect(results, total, progress, desc, unit)
 
 
 def run_kept(tasks, keys, keep=None, resume=False, n_jobs=None, progress=False, desc="", unit="it"):
-    """:func:`run_parallel` that keeps finished work: each result is saved under ``keep``
-    (a directory) as soon as its task finishes, named by its key (a JSON-able identity of
-    the task and its settings), and with ``resume`` the results already saved there for
-    the same keys are taken instead of computed again. Returns the results in order."""
+    """Run tasks as :func:`run_parallel` does, keeping finished work on disk.
+
+    Each result is saved under ``keep`` as soon as its task finishes, named by its key;
+    with ``resume`` the results already saved there for the same keys are taken instead
+    of computed again, so an interrupted run loses only the tasks under way.
+
+    Parameters
+    ----------
+    tasks : iterable
+        The calls, made with joblib's ``delayed``.
+    keys : iterable
+        One JSON-able identity per task (the task and its settings).
+    keep : str or path, optional
+        The directory to keep results in; nothing is kept without it.
+    resume : bool, default=False
+        Take the results kept under the same keys.
+    n_jobs : int, optional
+        The number of workers (joblib's ``n_jobs``).
+    progress : bool, default=False
+        Show a tqdm bar.
+    desc : str, default=""
+        The bar's label.
+    unit : str, default="it"
+        The bar's unit.
+
+    Returns
+    -------
+    list
+        The results, in the order of ``tasks``.
+    """
     tasks, keys = list(tasks), [jsonout.dumps(key, sort_keys=True) for key in keys]
     paths = [None] * len(keys) if keep is None else [_kept_path(keep, key) for key in keys]
     done = {}

@@ -24,15 +24,36 @@ def _controller():
 
 
 def blas_threads_for(rows: int):
-    """A context with BLAS on one thread when ``rows < SMALL``, else unchanged."""
+    """A context with BLAS on one thread for a matrix of fewer than ``SMALL`` rows.
+
+    Parameters
+    ----------
+    rows : int
+        The rows of the largest matrix of the work.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The limit to one BLAS thread (threadpoolctl's), or a context that changes nothing.
+    """
     if rows >= SMALL:
         return contextlib.nullcontext()
     return _controller().limit(limits=1, user_api="blas")
 
 
 def one_blas_thread(function):
-    """Run ``function`` under :func:`blas_threads_for` the rows of its first matrix
-    argument."""
+    """Decorate ``function`` to run under :func:`blas_threads_for` its first matrix's rows.
+
+    Parameters
+    ----------
+    function : callable
+        A function one of whose positional arguments is a 2-D array.
+
+    Returns
+    -------
+    callable
+        The wrapped function.
+    """
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):

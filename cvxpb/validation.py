@@ -11,8 +11,25 @@ from cvxpb.numerics.tolerances import PRIOR_SUM_TOLERANCE
 
 
 def real_array(values, name: str) -> np.ndarray:
-    """``values`` as a float array, or a ValueError naming ``name`` unless they are real
-    numbers (not complex, strings, booleans or objects)."""
+    """Take ``values`` as a float array, if they are real numbers.
+
+    Parameters
+    ----------
+    values : array_like
+        The values.
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    ndarray
+        ``values`` as floats.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, for complex numbers, strings, booleans or objects.
+    """
     array = np.asarray(values)
     if array.dtype.kind not in "iuf":
         raise ValueError(
@@ -22,14 +39,48 @@ def real_array(values, name: str) -> np.ndarray:
 
 
 def real_number(value, name: str) -> float:
-    """``value`` as a float, or a ValueError naming ``name`` unless it is a real number."""
+    """Take ``value`` as a float, if it is a real number.
+
+    Parameters
+    ----------
+    value : object
+        The value.
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    float
+        ``value``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, unless ``value`` is a real number (not a bool).
+    """
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ValueError(f"{name} must be a real number, got {value!r}")
     return float(value)
 
 
 def check_risks(risks) -> np.ndarray:
-    """A 1-D float array of empirical risks in [0, 1]."""
+    """Check empirical risks: a non-empty 1-D array in [0, 1].
+
+    Parameters
+    ----------
+    risks : array_like
+        The risks.
+
+    Returns
+    -------
+    ndarray
+        The risks as floats.
+
+    Raises
+    ------
+    ValueError
+        For another shape, an empty array, NaN or a value outside [0, 1].
+    """
     risks = real_array(risks, "risks")
     if risks.ndim != 1:
         raise ValueError(f"risks must be one-dimensional, got shape {risks.shape}")
@@ -41,7 +92,23 @@ def check_risks(risks) -> np.ndarray:
 
 
 def check_delta(delta) -> float:
-    """A confidence parameter in the open interval (0, 1)."""
+    """Check a confidence parameter: a number in the open interval (0, 1).
+
+    Parameters
+    ----------
+    delta : float
+        The confidence.
+
+    Returns
+    -------
+    float
+        ``delta``.
+
+    Raises
+    ------
+    ValueError
+        Unless ``delta`` is a real number in (0, 1).
+    """
     if isinstance(delta, bool) or not isinstance(delta, Real):
         raise ValueError(f"delta must be a number in (0, 1), got {delta!r}")
     delta = float(delta)
@@ -51,7 +118,28 @@ def check_delta(delta) -> float:
 
 
 def check_distribution(values, size: int, name: str) -> np.ndarray:
-    """A length-``size`` array of non-negative finite values summing to 1 (within 1e-9)."""
+    """Check a distribution: ``size`` non-negative finite values summing to 1.
+
+    Parameters
+    ----------
+    values : array_like
+        The values.
+    size : int
+        Their number.
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    ndarray
+        The values as floats.
+
+    Raises
+    ------
+    ValueError
+        For another length, a non-finite or negative entry, or a sum off 1 by more than
+        ``PRIOR_SUM_TOLERANCE``.
+    """
     values = real_array(values, name)
     if values.shape != (size,):
         raise ValueError(f"{name} must have length {size} (one entry per risk), got {values.shape}")
@@ -66,14 +154,52 @@ def check_distribution(values, size: int, name: str) -> np.ndarray:
 
 
 def check_choice(value, name: str, allowed) -> str:
-    """``value`` if it is one of ``allowed``, else a ValueError listing them."""
+    """Check that ``value`` is one of ``allowed``.
+
+    Parameters
+    ----------
+    value : str
+        The value.
+    name : str
+        The argument's name, for the message.
+    allowed : iterable of str
+        The values allowed.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    ValueError
+        Listing ``allowed``.
+    """
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {tuple(allowed)}, got {value!r}")
     return value
 
 
 def binary_classes(y, estimator: str) -> np.ndarray:
-    """The two classes of a binary target, or the ValueError scikit-learn's checks expect."""
+    """The two classes of a binary target.
+
+    Parameters
+    ----------
+    y : array_like
+        The target.
+    estimator : str
+        The estimator's name, for the message.
+
+    Returns
+    -------
+    ndarray of shape (2,)
+        The classes.
+
+    Raises
+    ------
+    ValueError
+        The messages scikit-learn's estimator checks expect, for a target that is not binary.
+    """
     from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
     check_classification_targets(y)
@@ -89,8 +215,25 @@ def binary_classes(y, estimator: str) -> np.ndarray:
 
 
 def check_privileged(X, X_star) -> np.ndarray:
-    """``X_star`` as a finite 2-D array with one row per example of ``X`` (the privileged
-    features of SLT-GP and GPC+), else a ValueError."""
+    """Check the privileged features of SLT-GP and GPC+.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The (checked) examples.
+    X_star : array_like of shape (n_samples, n_privileged)
+        Their privileged features.
+
+    Returns
+    -------
+    ndarray
+        ``X_star`` as a finite 2-D array.
+
+    Raises
+    ------
+    ValueError
+        Unless ``X_star`` is finite, 2-D and has one row per row of ``X``.
+    """
     from sklearn.utils.validation import check_array
 
     X_star = check_array(X_star)
@@ -111,14 +254,54 @@ class BinaryOnly:
 
 
 def check_count(value, name: str, minimum: int = 1) -> int:
-    """An integer (not a bool) at least ``minimum``."""
+    """Check a count: an integer (not a bool) at least ``minimum``.
+
+    Parameters
+    ----------
+    value : int
+        The count.
+    name : str
+        The argument's name, for the message.
+    minimum : int, default=1
+        The least value allowed.
+
+    Returns
+    -------
+    int
+        ``value``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and ``minimum``.
+    """
     if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
 def check_positive(value, name: str, allow_none: bool = False) -> float | None:
-    """A finite real number > 0 (or None where ``allow_none``)."""
+    """Check a finite real number greater than 0 (or None where allowed).
+
+    Parameters
+    ----------
+    value : float or None
+        The value.
+    name : str
+        The argument's name, for the message.
+    allow_none : bool, default=False
+        Whether None is allowed.
+
+    Returns
+    -------
+    float or None
+        ``value``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and what is allowed.
+    """
     if value is None and allow_none:
         return None
     if (
@@ -132,7 +315,22 @@ def check_positive(value, name: str, allow_none: bool = False) -> float | None:
 
 
 def check_options(options: dict, allowed, method: str) -> None:
-    """ValueError naming the first option that ``method`` does not take."""
+    """Check that ``method`` takes every option in ``options``.
+
+    Parameters
+    ----------
+    options : dict
+        The options given.
+    allowed : iterable of str
+        The options the method takes.
+    method : str
+        The method's name, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the first option the method does not take, and those it takes.
+    """
     for name in options:
         if name not in allowed:
             raise ValueError(

@@ -44,6 +44,12 @@ MODULES = [
     "cvxpb.engine.compare",
     "cvxpb.engine.explain",
     "cvxpb.engine.conic",
+    "cvxpb.ensemble.bounds",
+    "cvxpb.ensemble.classifier",
+    "cvxpb.validation",
+    "cvxpb.threads",
+    "cvxpb.parallel",
+    "cvxpb.jsonout",
 ]
 OPTIONAL = {"EX01", "SA01", "ES01"}
 

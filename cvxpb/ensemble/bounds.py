@@ -51,8 +51,30 @@ from cvxpb.validation import check_choice, check_count, check_delta
 
 
 def first_order(q: Posterior, risks, n, delta, distance="kl", divergence="kl", alpha=None):
-    """``2 x`` the PAC-Bayes bound on the Gibbs risk ``risks @ q`` (``distance`` and
-    ``divergence`` as in :class:`cvxpb.Bound`)."""
+    """Declare the first-order bound: twice a PAC-Bayes bound on the Gibbs risk.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    risks : array_like of shape (H,)
+        The voters' empirical risks.
+    n : int
+        The sample size they were measured on.
+    delta : float
+        The confidence.
+    distance : {"kl", "linear", "sq", "catoni"}, default="kl"
+        The distance of :class:`cvxpb.Bound` (the divergence's own list).
+    divergence : {"kl", "chi2", "renyi"}, default="kl"
+        The divergence.
+    alpha : float, optional
+        The Renyi order (``divergence="renyi"``).
+
+    Returns
+    -------
+    Expression
+        The declared bound, for :class:`cvxpb.Minimize`.
+    """
     return 2 * _pac_bayes(gibbs_risk(q, risks), q, n, delta, distance, divergence, alpha, 1)
 
 
@@ -67,9 +89,48 @@ def tandem(
     *,
     matrix=None,
 ):
-    """``4 x`` a PAC-Bayes bound on the tandem risk; ``errors`` is the ``n x H`` 0/1
-    error matrix of the voters on one sample (or ``matrix=`` the tandem rates and ``n``
-    the least number of examples any pair's rate was measured on)."""
+    """Declare the tandem bound: four times a PAC-Bayes bound on the tandem risk.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    errors : array_like of shape (n, H), optional
+        The voters' 0/1 errors on one sample.
+    n : int, optional
+        The sample size; with ``matrix=``, the least number of examples any pair's rate
+        was measured on (required then).
+    delta : float, default=0.05
+        The confidence.
+    distance : {"kl", "linear", "sq", "catoni"}, default="kl"
+        The distance of :class:`cvxpb.Bound` (the divergence's own list).
+    divergence : {"kl", "chi2", "renyi"}, default="kl"
+        The divergence.
+    alpha : float, optional
+        The Renyi order (``divergence="renyi"``).
+    matrix : array_like of shape (H, H), optional
+        The tandem rates instead of ``errors``.
+
+    Returns
+    -------
+    Expression
+        The declared bound, for :class:`cvxpb.Minimize`.
+
+    Raises
+    ------
+    ValueError
+        With ``matrix=`` and no ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np, cvxpb as pb
+    >>> from cvxpb.ensemble import bounds as mv
+    >>> errors = np.random.default_rng(0).random((200, 3)) < [0.1, 0.2, 0.3]
+    >>> q = pb.Posterior.uniform(3)
+    >>> res = pb.Minimize(mv.tandem(q, errors.astype(float))).solve()
+    >>> res.status, sorted(res.terms)
+    ('optimal', ['KL', 'tandem_risk'])
+    """
     term = tandem_risk(q, errors, matrix=matrix)
     if n is None:
         if errors is None:
@@ -79,11 +140,33 @@ def tandem(
 
 
 def c_bound(q: Posterior, risks, n, votes=None, delta=0.05, *, matrix=None, n_disagreement=None):
-    """The PAC-Bayesian C-bound of two kl bounds (``delta / 2`` each, with
-    ``2 sqrt(n)`` for Maurer's ``xi(n)``): ``risks`` the voters' empirical risks on
-    ``n`` labeled examples; ``votes`` their ``n' x H`` outputs in two classes (``n'``
-    may count unlabeled examples too), or ``matrix=`` pairwise disagreement rates
-    measured on at least ``n_disagreement`` examples each."""
+    """Declare the PAC-Bayesian C-bound of two kl bounds (Germain et al., 2015).
+
+    An upper kl bound on the Gibbs risk and a lower one on the disagreement, with
+    ``2 sqrt(n)`` for Maurer's ``xi(n)``.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    risks : array_like of shape (H,)
+        The voters' empirical risks on ``n`` labeled examples.
+    n : int
+        The labeled sample's size.
+    votes : array_like of shape (n', H), optional
+        The voters' outputs in two classes (``n'`` may count unlabeled examples too).
+    delta : float, default=0.05
+        The confidence; each of the two kl bounds takes ``delta / 2``.
+    matrix : array_like of shape (H, H), optional
+        Pairwise disagreement rates instead of ``votes``.
+    n_disagreement : int, optional
+        The least number of examples any pair's rate in ``matrix`` was measured on.
+
+    Returns
+    -------
+    Expression
+        The declared bound, for :class:`cvxpb.Minimize`.
+    """
     upper, lower = _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement)
     return ex.c_bound(ex.minimum(upper, 0.5), lower)
 
@@ -91,8 +174,32 @@ def c_bound(q: Posterior, risks, n, votes=None, delta=0.05, *, matrix=None, n_di
 def disagreement_bound(
     q: Posterior, risks, n, votes=None, delta=0.05, *, matrix=None, n_disagreement=None
 ):
-    """Masegosa et al.'s DIS bound ``4 L - 2 d`` with the two kl bounds of
-    :func:`c_bound` (arguments as there)."""
+    """Declare Masegosa et al.'s (2020) DIS bound ``4 L - 2 d``.
+
+    With the two kl bounds of :func:`c_bound`.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    risks : array_like of shape (H,)
+        The voters' empirical risks on ``n`` labeled examples.
+    n : int
+        The labeled sample's size.
+    votes : array_like of shape (n', H), optional
+        The voters' outputs in two classes (``n'`` may count unlabeled examples too).
+    delta : float, default=0.05
+        The confidence; each of the two kl bounds takes ``delta / 2``.
+    matrix : array_like of shape (H, H), optional
+        Pairwise disagreement rates instead of ``votes``.
+    n_disagreement : int, optional
+        The least number of examples any pair's rate in ``matrix`` was measured on.
+
+    Returns
+    -------
+    Expression
+        The declared bound, for :class:`cvxpb.Minimize`.
+    """
     upper, lower = _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement)
     return 4 * upper - 2 * lower
 
@@ -115,9 +222,27 @@ def _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement):
 
 
 def pac_bayes_lambda(q: Posterior, risks, n, delta):
-    """``2 x`` Thiemann et al.'s PAC-Bayes-lambda bound at its best ``lambda`` (closed
-    form, :func:`cvxpb.engine.declare.expressions.lambda_bound`; the bound holds for all
-    ``lambda`` at once)."""
+    """Declare twice Thiemann et al.'s (2017) PAC-Bayes-lambda bound at its best lambda.
+
+    A closed form (:func:`cvxpb.engine.declare.expressions.lambda_bound`); the bound holds
+    for all ``lambda`` at once.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    risks : array_like of shape (H,)
+        The voters' empirical risks.
+    n : int
+        The sample size they were measured on.
+    delta : float
+        The confidence.
+
+    Returns
+    -------
+    Expression
+        The declared bound, for :class:`cvxpb.Minimize`.
+    """
     n, delta = check_count(n, "n"), check_delta(delta)
     complexity = (KL(q) + np.log(2 * np.sqrt(n) / delta)) / n
     return 2 * ex.lambda_bound(gibbs_risk(q, risks), complexity)

@@ -97,7 +97,25 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Fit (or take) the voters, measure their errors, and minimize the bound."""
+        """Fit (or take) the voters, measure their errors, and minimize the bound.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels.
+
+        Returns
+        -------
+        MajorityVoteClassifier
+            The fitted classifier.
+
+        Raises
+        ------
+        ValueError
+            For a parameter out of range, or a two-class bound with more classes.
+        """
         self._check_parameters()
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
@@ -120,8 +138,18 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def solve_bound(self, bound: str):
-        """Minimize another of the bounds that apply (``bounds_``'s keys) on the same
-        voters and statistics: a :class:`cvxpb.Result`."""
+        """Minimize another of the bounds that apply, on the same voters and statistics.
+
+        Parameters
+        ----------
+        bound : str
+            One of ``bounds_``'s keys.
+
+        Returns
+        -------
+        Result
+            Its minimum (``result_`` itself for the fitted bound).
+        """
         check_is_fitted(self, "posterior_")
         check_choice(bound, "bound", tuple(self.declarations_))
         if bound == self.bound:
@@ -129,7 +157,18 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         return Minimize(self.declarations_[bound]).solve()
 
     def votes(self, X):
-        """Each voter's label for each row of ``X`` (``n x H``)."""
+        """Each voter's label for each row of ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, H)
+            The labels.
+        """
         check_is_fitted(self)
         return self._member_votes(validate_data(self, X, reset=False))
 
@@ -209,14 +248,36 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         return np.stack(columns, axis=1)
 
     def predict_proba(self, X):
-        """The posterior's share of the votes for each class (rows sum to 1)."""
+        """The posterior's share of the votes for each class.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to 1.
+        """
         check_is_fitted(self)
         votes = self.votes(X)
         shares = np.stack([(votes == c) @ self.posterior_ for c in self.classes_], axis=1)
         return shares / shares.sum(axis=1, keepdims=True)
 
     def predict(self, X):
-        """The weighted majority vote (ties to the first class in ``classes_``)."""
+        """The weighted majority vote (ties to the first class in ``classes_``).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels.
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
