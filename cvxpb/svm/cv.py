@@ -25,8 +25,17 @@ from cvxpb.svm.grid import COSTS, check_cost, check_lambdas, svm_C
 
 
 class LambdaSVC(ClassifierMixin, BaseEstimator):
-    """An RBF SVM with ``C = 1 / (lam n)``, ``n`` the number of examples it is fitted on
-    (``C = 1 / lam`` with ``cost="1/lam"``)."""
+    """An RBF SVM with ``C = 1 / (lam n)``, ``n`` the number of examples it is fitted on.
+
+    Parameters
+    ----------
+    lam : float, default=1.0
+        The regularization parameter (finite, positive).
+    gamma : float, default=1.0
+        The RBF width in ``exp(-gamma ||x - x'||^2)``.
+    cost : {"1/(lam n)", "1/lam"}, default="1/(lam n)"
+        How ``lam`` becomes libsvm's ``C`` (:data:`cvxpb.svm.grid.COSTS`).
+    """
 
     def __init__(self, lam=1.0, gamma=1.0, cost=COSTS[0]):
         self.lam = lam
@@ -34,6 +43,20 @@ class LambdaSVC(ClassifierMixin, BaseEstimator):
         self.cost = cost
 
     def fit(self, X, y):
+        """Fit scikit-learn's ``SVC`` with the ``C`` of ``lam``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels.
+
+        Returns
+        -------
+        LambdaSVC
+            The fitted classifier.
+        """
         X, y = validate_data(self, X, y, accept_sparse="csr")
         check_classification_targets(y)
         if not (isinstance(self.lam, Real) and self.lam > 0 and np.isfinite(self.lam)):
@@ -44,6 +67,18 @@ class LambdaSVC(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        """The SVM's labels.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         return self.svc_.predict(X)
@@ -57,11 +92,33 @@ class LambdaSVC(ClassifierMixin, BaseEstimator):
 def cross_validate(
     X, y, lambdas, folds: int = 5, gamma=None, n_jobs=None, random_state=None, cost=COSTS[0]
 ) -> GridSearchCV:
-    """``folds``-fold CV (stratified, shuffled) of :class:`LambdaSVC` over ``lambdas``.
+    """Cross-validate :class:`LambdaSVC` over ``lambdas`` (stratified, shuffled folds).
 
-    Returns the fitted ``GridSearchCV``: ``best_params_["lam"]``, ``cv_results_``,
-    ``best_estimator_`` (refitted on all of ``X``), and the attribute ``seconds_``, the
-    wall time of the search and the refit. ``gamma`` defaults to :func:`sigest` on ``X``.
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        The examples.
+    y : array_like of shape (n_samples,)
+        The labels.
+    lambdas : array_like
+        The regularization parameters to try.
+    folds : int, default=5
+        The folds.
+    gamma : float, optional
+        The RBF width; by default :func:`cvxpb.svm.family.sigest` on ``X``.
+    n_jobs : int, optional
+        The number of workers (joblib's).
+    random_state : int, Generator or None, default=None
+        Seeds the folds and the width.
+    cost : {"1/(lam n)", "1/lam"}, default="1/(lam n)"
+        How ``lam`` becomes libsvm's ``C`` (:data:`cvxpb.svm.grid.COSTS`).
+
+    Returns
+    -------
+    GridSearchCV
+        Fitted: ``best_params_["lam"]``, ``cv_results_``, ``best_estimator_`` (refitted on
+        all of ``X``), and the attribute ``seconds_``, the wall time of the search and the
+        refit.
     """
     lambdas, cost = check_lambdas(lambdas), check_cost(cost)
     if not (isinstance(folds, int | np.integer) and folds >= 2):

@@ -22,9 +22,26 @@ from cvxpb.svm.grid import COSTS, check_cost, check_lambdas, svm_C
 
 
 def sigest(X, frac: float = 0.5, random_state=None) -> float:
-    """kernlab's automatic RBF width: ``mean(1 / q_0.9, 1 / q_0.1)`` of the squared
-    distances between ``floor(frac * n)`` random pairs of rows (zero distances dropped);
-    ``exp(-gamma ||x - x'||^2)`` is the kernel of both kernlab's ``rbfdot`` and scikit-learn."""
+    """The automatic RBF width of kernlab's ``sigest``.
+
+    ``mean(1 / q_0.9, 1 / q_0.1)`` of the squared distances between ``floor(frac * n)``
+    random pairs of rows (zero distances dropped); ``exp(-gamma ||x - x'||^2)`` is the
+    kernel of both kernlab's ``rbfdot`` and scikit-learn.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        The examples.
+    frac : float, default=0.5
+        The share of ``n`` that gives the number of random pairs.
+    random_state : int, Generator or None, default=None
+        Seeds the pairs.
+
+    Returns
+    -------
+    float
+        ``gamma``.
+    """
     X = np.asarray(X, dtype=float)
     rng = np.random.default_rng(random_state)
     n = max(int(np.floor(frac * X.shape[0])), 2)
@@ -39,7 +56,21 @@ def sigest(X, frac: float = 0.5, random_state=None) -> float:
 
 @dataclass(frozen=True, eq=False)
 class SVMFamily:
-    """Trained SVMs, one per ``lam``, with their validation risks (the bound's data)."""
+    """Trained SVMs, one per ``lam``, with their validation risks (the bound's data).
+
+    Parameters
+    ----------
+    lambdas : ndarray of shape (H,)
+        The regularization parameters.
+    estimators : list
+        The fitted classifiers, one per ``lam``.
+    risks : ndarray of shape (H,)
+        Each one's risk on its validation examples.
+    m : int
+        The validation examples per classifier: the sample size of the risks.
+    gamma : float
+        The RBF width they share.
+    """
 
     lambdas: np.ndarray
     estimators: list
@@ -48,13 +79,24 @@ class SVMFamily:
     gamma: float
 
     def votes(self, X, which=None) -> np.ndarray:
-        """``(n_samples, len(which))`` predictions in {-1, +1} of the SVMs ``which``
-        (indices or a mask; all by default).
+        """The predictions in {-1, +1} of the SVMs ``which``.
 
-        The SVMs share one RBF width and draw their support vectors from the same
-        data, so the kernel between ``X`` and the union of their support vectors is
-        computed once, and each SVM's decision function is a product with it; the
-        labels are exactly ``SVC.predict``'s (``classes_[decision > 0]``).
+        The SVMs share one RBF width and draw their support vectors from the same data, so
+        the kernel between ``X`` and the union of their support vectors is computed once,
+        and each SVM's decision function is a product with it; the labels are exactly
+        ``SVC.predict``'s (``classes_[decision > 0]``).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        which : array_like of int or bool, optional
+            Indices or a mask of the SVMs; all by default.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, len(which))
+            The labels.
         """
         X = np.asarray(X, dtype=float)
         chosen = np.arange(len(self.estimators))
@@ -109,18 +151,30 @@ def fit_family(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,) with values in {-1, +1}
+        The examples.
+    y : ndarray of shape (n_samples,)
+        The labels, in {-1, +1}.
     lambdas : array_like of shape (H,)
+        The regularization parameters.
     train_fraction : float, default=0.5
-        Share of the examples each SVM trains on (Sahu & Hemachandra: m = v); the rest validate it.
+        Share of the examples each SVM trains on (Sahu & Hemachandra: m = v); the rest
+        validate it.
     gamma : float, optional
         RBF width; by default :func:`sigest` on ``X``.
     n_jobs : int, optional
-        joblib workers (under ``joblib.parallel_config(backend="dask")`` a Dask cluster's).
+        The number of workers (joblib's; under ``joblib.parallel_config(backend="dask")``
+        a Dask cluster's).
+    random_state : int, Generator or None, default=None
+        Seeds the splits and the width.
     progress : bool, default=False
         A tqdm bar over the SVMs.
     cost : {"1/(lam n)", "1/lam"}, default="1/(lam n)"
         How ``lam`` becomes libsvm's ``C`` (:data:`cvxpb.svm.grid.COSTS`).
+
+    Returns
+    -------
+    SVMFamily
+        The SVMs and their validation risks.
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y)
     lambdas, cost = check_lambdas(lambdas), check_cost(cost)

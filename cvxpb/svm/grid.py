@@ -25,6 +25,24 @@ def lambda_grid(
     ``[floor, top]``, and the arithmetic series ``top + step, top + 2 step, ...`` up to
     ``stop``. The defaults give 60 geometric values (30, 19 and 13, sharing 0.1) and
     98 arithmetic ones: 158 in all.
+
+    Parameters
+    ----------
+    top : float, default=0.1
+        The geometric series' first value and the arithmetic one's start.
+    floor : float, default=1e-10
+        The least geometric value kept.
+    step : float, default=0.05
+        The arithmetic step.
+    stop : float, default=5.0
+        The largest arithmetic value.
+    ratios : sequence of float, default=RATIOS
+        The geometric ratios.
+
+    Returns
+    -------
+    ndarray
+        The grid, ascending, without repeats.
     """
     if not 0 < floor < top < stop or step <= 0:
         raise ValueError("need 0 < floor < top < stop and step > 0")
@@ -40,10 +58,26 @@ def lambda_grid(
 
 
 def linear_grid(size: int, start: float = 0.1, step: float = 0.01) -> np.ndarray:
-    """The first ``size`` values of ``start, start + step, ...``: the grid of Sahu &
-    Hemachandra's Appendix D ("Lambda = {0.1, 0.11, ...}", Table 8), whose ``H = 50,
-    200, 500, 1000, 1990`` families (Tables 3, 6, 7 and 9) are its prefixes; ``H =
-    1990`` ends at 19.99 (Figures 4 and 5 write the set as {0.01, ..., 20})."""
+    """The grid ``start, start + step, ...`` of Sahu & Hemachandra's Appendix D.
+
+    "Lambda = {0.1, 0.11, ...}" (Table 8), whose ``H = 50, 200, 500, 1000, 1990``
+    families (Tables 3, 6, 7 and 9) are its prefixes; ``H = 1990`` ends at 19.99
+    (Figures 4 and 5 write the set as {0.01, ..., 20}).
+
+    Parameters
+    ----------
+    size : int
+        The number of values.
+    start : float, default=0.1
+        The first value.
+    step : float, default=0.01
+        The step.
+
+    Returns
+    -------
+    ndarray of shape (size,)
+        The grid.
+    """
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
         raise ValueError(f"size must be a positive integer, got {size!r}")
     if not (np.isfinite(start) and start > 0 and np.isfinite(step) and step > 0):
@@ -52,19 +86,66 @@ def linear_grid(size: int, start: float = 0.1, step: float = 0.01) -> np.ndarray
 
 
 def check_cost(cost: str) -> str:
-    """``cost`` if it is one of :data:`COSTS`, else a ValueError naming them."""
+    """Check that ``cost`` is one of :data:`COSTS`.
+
+    Parameters
+    ----------
+    cost : str
+        The rule from ``lam`` to ``C``.
+
+    Returns
+    -------
+    str
+        ``cost``.
+
+    Raises
+    ------
+    ValueError
+        Naming the rules allowed.
+    """
     if cost not in COSTS:
         raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
     return cost
 
 
 def svm_C(lam: float, n: int, cost: str = COSTS[0]) -> float:
-    """libsvm's ``C`` for regularization ``lam`` and ``n`` training examples (:data:`COSTS`)."""
+    """The ``C`` of libsvm for regularization ``lam`` and ``n`` training examples.
+
+    Parameters
+    ----------
+    lam : float
+        The regularization parameter.
+    n : int
+        The training examples.
+    cost : {"1/(lam n)", "1/lam"}, default="1/(lam n)"
+        The rule (:data:`COSTS`).
+
+    Returns
+    -------
+    float
+        ``1 / (lam n)`` or ``1 / lam``.
+    """
     return 1 / (lam * n) if cost == COSTS[0] else 1 / lam
 
 
 def check_lambdas(lambdas) -> np.ndarray:
-    """A non-empty 1-D array of finite, positive regularization parameters."""
+    """Check regularization parameters: a non-empty 1-D array of finite positive values.
+
+    Parameters
+    ----------
+    lambdas : array_like
+        The parameters.
+
+    Returns
+    -------
+    ndarray
+        They, as floats.
+
+    Raises
+    ------
+    ValueError
+        For another shape, an empty array, or a value not finite and positive.
+    """
     lambdas = np.asarray(lambdas, dtype=float)
     if lambdas.ndim != 1 or lambdas.size == 0:
         raise ValueError(f"lambdas must be a non-empty 1-D grid, got shape {lambdas.shape}")

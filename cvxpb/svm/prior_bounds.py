@@ -40,7 +40,27 @@ REFINE_LEVELS = 4  # the last scan's step: 16^-4 of the grid's (a factor 1 + 1e-
 
 @dataclass(frozen=True)
 class SVMBound:
-    """A bound on the stochastic classifier's true error and how it was reached."""
+    """A bound on the stochastic classifier's true error and how it was reached.
+
+    Parameters
+    ----------
+    name : str
+        The bound (``"langford"``, ``"prior"``, ...).
+    bound : float
+        The bound on the stochastic classifier's true error.
+    mu : float
+        The posterior's scaling chosen.
+    eta : float or None
+        The prior's scaling chosen (None for Langford's prior).
+    empirical : float
+        ``Q_S(w, mu)`` on the examples the bound uses.
+    kl : float
+        The KL term (an upper bound on it for the expectation priors).
+    m : int
+        The examples the bound uses.
+    delta : float
+        The confidence.
+    """
 
     name: str
     bound: float
@@ -53,7 +73,7 @@ class SVMBound:
 
     @property
     def deterministic(self) -> float:
-        """``min(1, 2 bound)``: the bound on the deterministic SVM (eq. 5)."""
+        """float: ``min(1, 2 bound)``, the bound on the deterministic SVM (eq. 5)."""
         return min(1.0, 2 * self.bound)
 
 
@@ -69,9 +89,32 @@ def _value(margins, mu, complexity, m, verified=False):
 
 
 def minimize_over_mu(margins, complexity, m, grid=MU_GRID):
-    """``(bound, mu, empirical)``: the scan of ``grid``, then ``REFINE_LEVELS`` finer
-    scans (``REFINE_POINTS`` each, vectorized) between the best point's neighbours; the
-    bound at the chosen ``mu`` by the verified kl inverse."""
+    """Minimize the bound over the posterior's scaling ``mu``.
+
+    The scan of ``grid``, then ``REFINE_LEVELS`` finer scans (``REFINE_POINTS`` each,
+    vectorized) between the best point's neighbours; the bound at the chosen ``mu`` by
+    the verified kl inverse.
+
+    Parameters
+    ----------
+    margins : ndarray of shape (m,)
+        The normalized margins.
+    complexity : callable
+        ``complexity(mu)``: the numerator of the kl bound's right side at each ``mu``.
+    m : int
+        The sample size.
+    grid : array_like, default=MU_GRID
+        The first scan's points.
+
+    Returns
+    -------
+    bound : float
+        The bound at ``mu``, by the verified kl inverse.
+    mu : float
+        The scaling chosen.
+    empirical : float
+        ``Q_S`` at ``mu``, rounded up.
+    """
     points = np.asarray(grid, dtype=float)
     values, _ = _value(margins, points, complexity, m)
     k = int(np.argmin(values))
@@ -138,7 +181,20 @@ def _kl_dips(kl_of, etas) -> np.ndarray:
 
 
 def langford_bound(margins, delta=0.01) -> SVMBound:
-    """Corollary 4: the prior ``N(0, I)``."""
+    """Corollary 4 of Parrado-Hernandez et al. (2012): the prior ``N(0, I)``.
+
+    Parameters
+    ----------
+    margins : ndarray of shape (m,)
+        The normalized margins on the training sample.
+    delta : float, default=0.01
+        The confidence.
+
+    Returns
+    -------
+    SVMBound
+        The least bound over ``mu`` (and the scalings), with how it was reached.
+    """
     delta = check_delta(delta)
     m = np.size(margins)
     return _best_over_etas(
@@ -147,9 +203,29 @@ def langford_bound(margins, delta=0.01) -> SVMBound:
 
 
 def prior_bound(margins, cosine, etas=DEFAULT_ETAS, delta=0.01, tau=None) -> SVMBound:
-    """Corollaries 5 and 7 (``tau=None``) and Theorem 8 (``tau``): the prior
-    ``N(eta_j w_r, .)``; ``margins`` on the examples not used for ``w_r``, and
-    ``cosine = w^T w_r`` for the unit vectors."""
+    """The bounds of a prior learnt on held-out examples: Corollaries 5 and 7, Theorem 8.
+
+    The prior ``N(eta_j w_r, .)``: Corollaries 5 and 7 (``tau=None``), Theorem 8
+    (``tau``).
+
+    Parameters
+    ----------
+    margins : ndarray of shape (m,)
+        The normalized margins on the examples not used for ``w_r``.
+    cosine : float
+        ``w^T w_r`` for the unit vectors.
+    etas : array_like, default=DEFAULT_ETAS
+        The prior's scalings (one: Corollary 5; several: the mixture of Corollary 7).
+    delta : float, default=0.01
+        The confidence.
+    tau : float, optional
+        The prior's spread along ``w_r`` (Theorem 8).
+
+    Returns
+    -------
+    SVMBound
+        The least bound over ``mu`` (and the scalings), with how it was reached.
+    """
     delta = check_delta(delta)
     if not -1 - 1e-9 <= cosine <= 1 + 1e-9:
         raise ValueError(f"cosine must lie in [-1, 1], got {cosine!r}")
@@ -166,9 +242,33 @@ def prior_bound(margins, cosine, etas=DEFAULT_ETAS, delta=0.01, tau=None) -> SVM
 def expectation_bound(
     margins, dot, norm_wp, R, etas=DEFAULT_ETAS, delta=0.01, tau=None
 ) -> SVMBound:
-    """Theorems 9, 10 (``tau=None``) and 11 (``tau >= 1``): the prior mean ``eta w_p``,
-    ``w_p = E[y phi~(x)]`` estimated by ``w_p^`` on the same sample. ``dot = w^T w_p^``
-    for the unit ``w``, ``norm_wp = ||w_p^||``, ``R >= sup ||phi~(x)||``."""
+    """The bounds of the expectation prior: Theorems 9, 10 and 11.
+
+    The prior mean ``eta w_p``, ``w_p = E[y phi~(x)]`` estimated by ``w_p^`` on the same
+    sample: Theorems 9, 10 (``tau=None``) and 11 (``tau >= 1``).
+
+    Parameters
+    ----------
+    margins : ndarray of shape (m,)
+        The normalized margins.
+    dot : float
+        ``w^T w_p^`` for the unit ``w``.
+    norm_wp : float
+        ``||w_p^||``.
+    R : float
+        A bound on ``||phi~(x)||``.
+    etas : array_like, default=DEFAULT_ETAS
+        The prior's scalings.
+    delta : float, default=0.01
+        The confidence.
+    tau : float, optional
+        The prior's spread along ``w_p`` (Theorem 11).
+
+    Returns
+    -------
+    SVMBound
+        The least bound over ``mu`` (and the scalings), with how it was reached.
+    """
     delta = check_delta(delta)
     if not R > 0:
         raise ValueError(f"R must be positive (a bound on ||phi(x)||), got {R!r}")
@@ -234,15 +334,42 @@ def _signed_labels(svc, y, name: str) -> np.ndarray:
 def svm_pac_bayes_bound(
     svc, X, y, prior="langford", delta=0.01, prior_svc=None, etas=DEFAULT_ETAS, tau=50.0, R=None
 ) -> SVMBound:
-    """Any bound of Parrado-Hernandez et al. (2012) for a fitted binary ``SVC``
-    (kernel ``"rbf"`` or ``"linear"``).
+    """Any bound of Parrado-Hernandez et al. (2012) for a fitted binary ``SVC``.
 
-    ``X, y`` are the examples the bound is computed on: for ``prior`` and ``tau`` those
-    *not* used to train ``prior_svc`` (the prior direction ``w_r``); for the others the
-    whole training sample. ``etas`` are the prior scalings (``J = len(etas)``; one value
-    gives Corollary 5 / Theorem 9, several the mixtures of Corollary 7 / Theorem 10).
-    ``R`` bounds ``||phi~(x)|| = sqrt(k(x, x) + 1)``: ``sqrt(2)`` for the RBF kernel, and
-    required otherwise.
+    Parameters
+    ----------
+    svc : sklearn.svm.SVC
+        A fitted binary SVC, kernel ``"rbf"`` or ``"linear"``.
+    X : array_like of shape (n_samples, n_features)
+        The examples the bound is computed on: for ``prior`` and ``tau`` those *not* used
+        to train ``prior_svc`` (the prior direction ``w_r``); for the others the whole
+        training sample.
+    y : array_like of shape (n_samples,)
+        Their labels.
+    prior : {"langford", "prior", "tau", "expectation", "tau_expectation"}, default="langford"
+        The bound.
+    delta : float, default=0.01
+        The confidence.
+    prior_svc : sklearn.svm.SVC, optional
+        The SVC of the prior direction (``prior`` and ``tau``).
+    etas : array_like, default=DEFAULT_ETAS
+        The prior scalings (``J = len(etas)``; one value gives Corollary 5 / Theorem 9,
+        several the mixtures of Corollary 7 / Theorem 10).
+    tau : float, default=50.0
+        The prior's spread (``tau`` and ``tau_expectation``).
+    R : float, optional
+        A bound on ``||phi~(x)|| = sqrt(k(x, x) + 1)``: ``sqrt(2)`` for the RBF kernel,
+        and required otherwise.
+
+    Returns
+    -------
+    SVMBound
+        The least bound over ``mu`` (and the scalings), with how it was reached.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``prior``, a missing ``prior_svc`` or ``R``, or bad data.
     """
     from cvxpb.svm.gaussian import from_svc, mean_vector, normalized_margins
 

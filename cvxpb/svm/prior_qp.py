@@ -34,7 +34,21 @@ RIDGE = 1e-13  # Newton systems get this times the largest diagonal entry added
 
 
 def kernel_factor(K, jitter=1e-10) -> np.ndarray:
-    """``L`` with ``L L^T = K`` (eigenvalues below zero, from rounding, clipped)."""
+    """A factor ``L`` with ``L L^T = K``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        A kernel matrix.
+    jitter : float, default=1e-10
+        Eigenvalues below ``jitter`` times the largest are dropped (those below zero come
+        from rounding).
+
+    Returns
+    -------
+    ndarray of shape (n, r)
+        The factor, one column per eigenvalue kept.
+    """
     values, vectors = np.linalg.eigh((K + K.T) / 2)
     keep = values > jitter * max(values.max(), 1e-300)
     return vectors[:, keep] * np.sqrt(values[keep])
@@ -46,18 +60,43 @@ def _projected_gradient(a, gradient, C):
 
 
 def box_qp(H, v, C, tol=1e-10, max_rounds=100, iterations=None, a0=None):
-    """``max v^T a - a^T H a / 2`` over ``0 <= a <= C``.
+    """Maximize ``v^T a - a^T H a / 2`` over the box ``0 <= a <= C``.
 
     First the primal-dual active-set method (:func:`_active_set`), which ends in a few
     linear solves on the free variables when it converges, as it does on SVM duals from
     a warm start. Where it does not (it can cycle on a matrix that is not an M-matrix),
     rounds of greedy coordinate ascent to find the active bounds, each followed by
     projected Newton steps on the free variables: each round makes ``iterations``
-    (default ``10 n``) exact coordinate maximizations, each on the coordinate of largest
-    gain (the Gauss-Southwell-q rule of SMO-type SVM solvers), then
-    :func:`_newton_to_the_box`. Either stops when the projected gradient is below
-    ``tol`` relative to the size of its terms, ``max(1, |v|, |H a|)``. Returns
-    ``(a, rounds, converged)``; ``rounds`` is 0 when the active-set method converged.
+    exact coordinate maximizations, each on the coordinate of largest gain (the
+    Gauss-Southwell-q rule of SMO-type SVM solvers), then :func:`_newton_to_the_box`.
+    Either stops when the projected gradient is below ``tol`` relative to the size of its
+    terms, ``max(1, |v|, |H a|)``.
+
+    Parameters
+    ----------
+    H : ndarray of shape (n, n)
+        Positive semidefinite.
+    v : ndarray of shape (n,)
+        The linear part.
+    C : float
+        The box's upper end.
+    tol : float, default=1e-10
+        The relative projected gradient at which it stops.
+    max_rounds : int, default=100
+        Rounds of coordinate ascent at most.
+    iterations : int, optional
+        Coordinate steps a round; ``10 n`` by default.
+    a0 : ndarray of shape (n,), optional
+        A warm start.
+
+    Returns
+    -------
+    a : ndarray of shape (n,)
+        The maximizer found.
+    rounds : int
+        Rounds of coordinate ascent (0 when the active-set method converged).
+    converged : bool
+        Whether the stopping rule was met.
     """
     n = v.size
     H = np.ascontiguousarray(H)
@@ -207,18 +246,44 @@ def _greedy_coordinate_ascent(H, v, C, a, iterations, tol):
 
 
 def eta_prior_qp(H, y, g, C, tol=1e-10, max_eta=1e8, max_steps=200):
-    """The eta-prior SVM's dual, ``max 1^T a - a^T H a / 2`` over ``0 <= a <= C`` with
-    ``sum_i a_i y_i g_i = 0``, by minimizing the convex ``D(eta)`` (module docstring).
+    """Solve the eta-prior SVM's dual by a root search over ``eta``.
 
-    The root of ``phi(eta) = (y * g)^T a(eta)``, non-increasing and piecewise linear, is
-    bracketed by doubling steps from ``eta = 0`` and found by regula falsi (Illinois),
-    each :func:`box_qp` warm-started from the last. ``a`` is then the mix of the
-    bracket's two solutions that meets the equality exactly (``a(eta)`` may jump at the
-    root, where both are optimal). Returns ``(a, eta, converged)``; not converged when
-    a box QP did not converge or ``|eta|`` would pass ``max_eta`` (a safeguard: ``phi``
-    tends to ``C`` times the sum of the negative ``y_i g_i`` as ``eta -> inf`` and of the
-    positive ones as ``eta -> -inf``, and is 0 from some finite ``eta`` on when all
-    ``y_i g_i`` share a sign, so a root is always bracketed in exact arithmetic).
+    ``max 1^T a - a^T H a / 2`` over ``0 <= a <= C`` with ``sum_i a_i y_i g_i = 0``, by
+    minimizing the convex ``D(eta)`` (module docstring). The root of
+    ``phi(eta) = (y * g)^T a(eta)``, non-increasing and piecewise linear, is bracketed by
+    doubling steps from ``eta = 0`` and found by regula falsi (Illinois), each
+    :func:`box_qp` warm-started from the last. ``a`` is then the mix of the bracket's two
+    solutions that meets the equality exactly (``a(eta)`` may jump at the root, where both
+    are optimal). ``phi`` tends to ``C`` times the sum of the negative ``y_i g_i`` as
+    ``eta -> inf`` and of the positive ones as ``eta -> -inf``, and is 0 from some finite
+    ``eta`` on when all ``y_i g_i`` share a sign, so a root is always bracketed in exact
+    arithmetic; ``max_eta`` is a safeguard.
+
+    Parameters
+    ----------
+    H : ndarray of shape (n, n)
+        ``diag(y) K diag(y)``.
+    y : ndarray of shape (n,)
+        The labels in {-1, +1}.
+    g : ndarray of shape (n,)
+        The prior's scores ``w_r^T phi(x_i)``.
+    C : float
+        The box's upper end.
+    tol : float, default=1e-10
+        The tolerance of each box QP and of the root.
+    max_eta : float, default=1e8
+        The largest ``|eta|`` searched.
+    max_steps : int, default=200
+        Bracketing and root-finding steps at most.
+
+    Returns
+    -------
+    a : ndarray of shape (n,)
+        The dual solution.
+    eta : float
+        The root.
+    converged : bool
+        False when a box QP did not converge or ``|eta|`` would pass ``max_eta``.
     """
     yg = y * g
     state = {"a": None, "ok": True}
@@ -276,7 +341,28 @@ def _regula_falsi(solve, yg, left, right, small, max_steps):
 
 
 def prior_svm_program(L, y, g, eta, C):
-    """The dual (26) of the prior SVM as a CVXPY problem and its variable ``a``."""
+    """The dual (26) of the prior SVM as a CVXPY problem.
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, r)
+        A factor of the kernel matrix (:func:`kernel_factor`).
+    y : ndarray of shape (n,)
+        The labels in {-1, +1}.
+    g : ndarray of shape (n,)
+        The prior's scores.
+    eta : float
+        The prior's scaling.
+    C : float
+        The box's upper end.
+
+    Returns
+    -------
+    problem : cvxpy.Problem
+        The dual.
+    a : cvxpy.Variable
+        Its variable.
+    """
     a = cp.Variable(y.size, name="alpha")
     v = 1 - eta * y * g
     objective = v @ a - cp.sum_squares(L.T @ cp.multiply(y, a)) / 2
@@ -284,7 +370,28 @@ def prior_svm_program(L, y, g, eta, C):
 
 
 def eta_prior_svm_program(L, y, g, C):
-    """The eta-prior SVM's dual as a CVXPY problem, its variable and the equality."""
+    """The eta-prior SVM's dual as a CVXPY problem.
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, r)
+        A factor of the kernel matrix.
+    y : ndarray of shape (n,)
+        The labels in {-1, +1}.
+    g : ndarray of shape (n,)
+        The prior's scores.
+    C : float
+        The box's upper end.
+
+    Returns
+    -------
+    problem : cvxpy.Problem
+        The dual.
+    a : cvxpy.Variable
+        Its variable.
+    balance : cvxpy.Constraint
+        The equality ``sum_i a_i y_i g_i = 0``, whose dual value is ``eta``.
+    """
     a = cp.Variable(y.size, name="alpha")
     balance = cp.multiply(y, g) @ a == 0
     objective = cp.sum(a) - cp.sum_squares(L.T @ cp.multiply(y, a)) / 2
@@ -292,8 +399,33 @@ def eta_prior_svm_program(L, y, g, C):
 
 
 def recover_eta(a, y, K, g, C) -> float:
-    """``eta`` from the free support vectors, as the paper does (the median over them,
-    among those with ``|g_j|`` not negligible)."""
+    """Recover ``eta`` from the free support vectors, as Parrado-Hernandez et al. do.
+
+    The median over the free support vectors with ``|g_j|`` not negligible.
+
+    Parameters
+    ----------
+    a : ndarray of shape (n,)
+        The dual solution.
+    y : ndarray of shape (n,)
+        The labels in {-1, +1}.
+    K : ndarray of shape (n, n)
+        The kernel matrix.
+    g : ndarray of shape (n,)
+        The prior's scores.
+    C : float
+        The box's upper end.
+
+    Returns
+    -------
+    float
+        ``eta``.
+
+    Raises
+    ------
+    ValueError
+        When no support vector is free.
+    """
     free = (a > FREE * C) & (a < (1 - FREE) * C) & (np.abs(g) > 1e-8)
     if not np.any(free):
         raise ValueError("no free support vector: eta is not determined (try another C)")

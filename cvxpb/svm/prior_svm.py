@@ -43,8 +43,23 @@ def _check_positive(value, name):
 
 class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
-        """Fit on ``X, y``; BLAS runs on one thread for the many small solves below
-        :data:`cvxpb.threads.SMALL` examples."""
+        """Fit the prior and the posterior SVMs and compute the bound.
+
+        BLAS runs on one thread for the many small solves below :data:`cvxpb.threads.SMALL`
+        examples.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels, two classes.
+
+        Returns
+        -------
+        self
+            The fitted classifier.
+        """
         with blas_threads_for(_num_samples(X)):
             return self._fit(X, y)
 
@@ -109,19 +124,43 @@ class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
         return prior_bound(margins, (c @ g + eta) / length, etas, self.delta, tau)
 
     def decision_function(self, X):
-        """``w^T phi~(x)``: positive for ``classes_[1]``."""
+        """``w^T phi~(x)``: positive for ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         return self.w_.scores(X)
 
     def predict(self, X):
+        """The posterior SVM's labels.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels.
+        """
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
 
 class PriorSVM(_PriorSVMBase):
-    """The prior SVM of Parrado-Hernández et al. (2012, Section 4.1), selected by the
-    mixture-prior bound.
+    """The prior SVM of Parrado-Hernández et al. (2012, Section 4.1).
+
+    Selected by the mixture-prior bound.
 
     Parameters
     ----------
@@ -130,12 +169,17 @@ class PriorSVM(_PriorSVMBase):
     C_prior : float, optional
         The prior SVM's (the "2C" variant); default ``C``.
     kernel : {"rbf", "linear"}, default="rbf"
+        The kernel.
     gamma : float or "scale", default="scale"
+        The RBF width.
     prior_fraction : float in (0, 1), default=0.5
+        The share of the examples the prior SVM trains on.
     n_priors : int, default=10
         ``J``, the scalings ``eta_j``, equally spaced over ``eta_range``.
     eta_range : (float, float), default=(1, 100)
+        The scalings' range.
     delta : float in (0, 1), default=0.01
+        The confidence.
     solver : {"newton", "CLARABEL", "ECOS", "SCS"}, default="newton"
         ``"newton"``: the dedicated box-QP solver of :mod:`cvxpb.svm.prior_qp`; where it
         does not converge (ill-conditioned kernels with a large ``C``) Clarabel solves that
@@ -145,9 +189,16 @@ class PriorSVM(_PriorSVMBase):
 
     Attributes
     ----------
-    bound_, deterministic_bound_, mu_, eta_, result_ (the :class:`SVMBound`),
-    w_ (the posterior, unit after normalization), prior_ (the unit ``w_r``), classes_,
-    fallbacks_ (QPs the dedicated solver handed to Clarabel)
+    bound_, deterministic_bound_, mu_, eta_ : float
+        The bound, its deterministic form, the scalings chosen.
+    result_ : SVMBound
+        The bound and how it was reached.
+    w_, prior_ : KernelVector
+        The posterior (unit after normalization) and the unit ``w_r``.
+    classes_ : ndarray of shape (2,)
+        The classes.
+    fallbacks_ : int
+        QPs the dedicated solver handed to Clarabel.
     """
 
     def __init__(
@@ -212,19 +263,54 @@ class PriorSVM(_PriorSVMBase):
 
 
 class EtaPriorSVM(_PriorSVMBase):
-    """The eta-prior SVM of Parrado-Hernández et al. (2012, Section 4.2): the prior's
-    scaling learnt in the QP.
+    """The eta-prior SVM of Parrado-Hernández et al. (2012, Section 4.2).
 
-    Parameters as :class:`PriorSVM`, and ``tau`` (default 50) and ``bound_eta``
-    (default 50), the tau prior of the bound (Theorem 8). ``solver="newton"`` (default)
-    is :func:`~cvxpb.svm.prior_qp.eta_prior_qp`, a root search over ``eta`` through
-    box QPs, with Clarabel where it does not converge (counted in ``fallbacks_``); else
-    the named CVXPY solver.
+    The prior's scaling is learnt in the QP. ``solver="newton"`` (default) is
+    :func:`~cvxpb.svm.prior_qp.eta_prior_qp`, a root search over ``eta`` through box
+    QPs, with Clarabel where it does not converge (counted in ``fallbacks_``); else the
+    named CVXPY solver.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The posterior's trade-off.
+    C_prior : float, optional
+        The prior SVM's (the "2C" variant); default ``C``.
+    kernel : {"rbf", "linear"}, default="rbf"
+        The kernel.
+    gamma : float or "scale", default="scale"
+        The RBF width.
+    prior_fraction : float in (0, 1), default=0.5
+        The share of the examples the prior SVM trains on.
+    tau : float, default=50.0
+        The spread of the bound's tau prior (Theorem 8).
+    bound_eta : float, default=50.0
+        The scaling of the bound's tau prior.
+    delta : float in (0, 1), default=0.01
+        The confidence.
+    solver : {"newton", "CLARABEL", "ECOS", "SCS"}, default="newton"
+        The QP solver.
+    random_state : int, optional
+        The prior/posterior split.
 
     Attributes
     ----------
-    eta_ (learnt), bound_ (tau prior), mixture_bound_ (50 scalings in [1, 100]),
-    deterministic_bound_, mu_, result_, w_, prior_, classes_, fallbacks_
+    eta_ : float
+        The learnt scaling.
+    bound_ : float
+        The bound with the tau prior.
+    mixture_bound_ : float
+        The bound with the mixture of 50 scalings in [1, 100].
+    deterministic_bound_, mu_ : float
+        The deterministic bound and the posterior's scaling.
+    result_ : SVMBound
+        The bound and how it was reached.
+    w_, prior_ : KernelVector
+        The posterior and the unit ``w_r``.
+    classes_ : ndarray of shape (2,)
+        The classes.
+    fallbacks_ : int
+        QPs handed to Clarabel.
     """
 
     def __init__(

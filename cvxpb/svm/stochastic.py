@@ -24,11 +24,16 @@ from cvxpb.validation import BinaryOnly, binary_classes, check_delta
 class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
     """A PAC-Bayes posterior over RBF SVMs trained on a grid of regularization parameters.
 
+    The setting of Sahu & Hemachandra's experiments.
+
     Parameters
     ----------
     distance : {"linear", "sq", "kl", "catoni"}, default="sq"
+        The distance of the bound.
     divergence : {"chi2", "renyi", "kl"}, default="chi2"
+        The divergence of the bound.
     delta : float in (0, 1), default=0.05
+        The confidence.
     lambdas : array_like, optional
         Regularization parameters (``C = 1 / (lam m)``); default :func:`lambda_grid`.
     method : str, default="exact"
@@ -38,20 +43,26 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
     gamma : float, optional
         RBF width; default kernlab's ``sigest``.
     n_jobs : int, optional
-        joblib workers for the SVMs.
+        The number of workers (joblib's) for the SVMs.
     random_state : int, optional
+        Seeds the splits.
     progress : bool, default=False
         A progress bar over the SVMs.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+        The classes.
     bound_ : float
         The PAC-Bayes bound on the stochastic classifier's true risk.
     posterior_ : ndarray of shape (H,)
+        The posterior over the SVMs.
     lambdas_, risks_ : ndarray of shape (H,)
+        The grid and the SVMs' validation risks.
     gamma_ : float
+        The RBF width used.
     result_ : cvxpb.Result
+        The bound's minimization.
     """
 
     def __init__(
@@ -79,6 +90,20 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
         self.progress = progress
 
     def fit(self, X, y):
+        """Train the SVMs and minimize the bound over posteriors on them.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels, two classes.
+
+        Returns
+        -------
+        StochasticSVM
+            The fitted classifier.
+        """
         X, y = validate_data(self, X, y)
         self.classes_ = binary_classes(y, "StochasticSVM")
         signed = np.where(y == self.classes_[1], 1, -1)
@@ -101,19 +126,41 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X):
-        """The posterior mass of the SVMs voting for each class, shape (n_samples, 2);
-        only SVMs with positive weight are evaluated."""
+        """The posterior mass of the SVMs voting for each class.
+
+        Only SVMs with positive weight are evaluated.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            The masses, rows summing to 1.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         positive = self._positive_mass(X, self.posterior_ > 0)
         return np.column_stack([1 - positive, positive])
 
     def predict(self, X):
-        """The posterior-weighted majority vote (exactly: see below).
+        """The posterior-weighted majority vote, exactly.
 
-        The SVMs holding all but ``1e-6`` of the posterior mass vote first. A point
-        whose vote could still turn with the rest (its margin from 1/2 is within their
-        mass) is decided by every SVM of positive weight.
+        The SVMs holding all but ``1e-6`` of the posterior mass vote first. A point whose
+        vote could still turn with the rest (its margin from 1/2 is within their mass) is
+        decided by every SVM of positive weight.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
@@ -129,7 +176,20 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
         return (self.family_.votes(X, which) == 1) @ self.posterior_[which]
 
     def gibbs_error(self, X, y) -> float:
-        """The stochastic classifier's expected error ``sum_i q_i err_i`` on ``(X, y)``."""
+        """The stochastic classifier's expected error ``sum_i q_i err_i`` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels, two classes.
+
+        Returns
+        -------
+        float
+            The Gibbs error.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         signed = np.where(np.asarray(y) == self.classes_[1], 1, -1)
