@@ -56,20 +56,69 @@ class Entropy:
     classification = True
 
     def value(self, Z) -> np.ndarray:
+        """``F_theta`` of each row of ``Z``.
+
+        Parameters
+        ----------
+        Z : array_like of shape (n_samples, t)
+            The scores ``z = A x``, one row per sample.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The values.
+        """
         raise NotImplementedError
 
     def gradient(self, Z) -> np.ndarray:
+        """The gradient of ``F_theta`` at each row of ``Z`` (a subgradient at a kink).
+
+        Parameters
+        ----------
+        Z : array_like of shape (n_samples, t)
+            The scores ``z = A x``, one row per sample.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, t)
+            The gradient, ``E_{P*}[theta(Y) | x]`` by eq. (22).
+        """
         raise NotImplementedError
 
     def expression(self, Z):
+        """``F_theta`` of each row as a CVXPY expression, for a minimization.
+
+        Parameters
+        ----------
+        Z : cvxpy.Expression of shape (n_samples, t)
+            The scores.
+
+        Returns
+        -------
+        cvxpy.Expression of shape (n_samples,)
+            A convex (DCP) expression of ``F_theta`` of each row.
+        """
         raise NotImplementedError
 
     def max_entropy(self, t: int) -> float:
-        """``M = max_P H(Y)``: the worst-case loss with no information."""
+        """``M = max_P H(Y)``: the worst-case loss with no information.
+
+        Parameters
+        ----------
+        t : int
+            The dimension of ``theta`` (classes minus one, or 1 for regression).
+
+        Returns
+        -------
+        float
+            ``M``.
+        """
         raise NotImplementedError
 
 
 class LogEntropy(Entropy):
+    """The log loss's (Shannon entropy's) ``F = log(1 + sum_j exp z_j)`` (eq. 28)."""
+
     name = "log"
 
     def value(self, Z):
@@ -86,6 +135,8 @@ class LogEntropy(Entropy):
 
 
 class ZeroOneEntropy(Entropy):
+    """The 0-1 loss's ``F = max_k (sum_largest(z~, k) + k - 1) / k`` (eq. 30)."""
+
     name = "zero_one"
 
     def value(self, Z):
@@ -95,17 +146,41 @@ class ZeroOneEntropy(Entropy):
         return np.max((sums + k - 1) / k, axis=1)
 
     def gradient(self, Z):
-        """Eq. (29): ``1/k`` on the ``k`` largest entries of ``z~`` (a subgradient where
-        ``F`` has a kink)."""
+        """Eq. (29): ``1/k`` on the ``k`` largest entries of ``z~``.
+
+        A subgradient where ``F`` has a kink.
+
+        Parameters
+        ----------
+        Z : array_like of shape (n_samples, t)
+            The scores ``z = A x``, one row per sample.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, t)
+            The gradient, ``E_{P*}[theta(Y) | x]`` by eq. (22).
+        """
         Zt = _with_reference(Z)
         k, order, _, _ = _top_k(Zt, 1.0)
         ranks = np.argsort(order, axis=1)
         return np.where(ranks < k[:, None], 1.0 / k[:, None], 0.0)[:, :-1]
 
     def expression(self, Z):
-        """``max_k (k s_k + sum_j (z~_j - s_k)_+ + k - 1)/k`` with a variable ``s_k`` per
-        sample: ``min_s k s + sum (x - s)_+ = sum_largest(x, k)``, and the minimizations
-        over the separate ``s_k`` commute with the max."""
+        """``max_k (k s_k + sum_j (z~_j - s_k)_+ + k - 1)/k`` with a variable ``s_k`` per sample.
+
+        ``min_s k s + sum (x - s)_+ = sum_largest(x, k)``, and the minimizations over the
+        separate ``s_k`` commute with the max.
+
+        Parameters
+        ----------
+        Z : cvxpy.Expression of shape (n_samples, t)
+            The scores.
+
+        Returns
+        -------
+        cvxpy.Expression of shape (n_samples,)
+            A convex (DCP) expression of ``F_theta`` of each row.
+        """
         Zt = _expr_with_reference(Z)
         n, K = Zt.shape
         terms = [cp.max(Zt, axis=1)]
@@ -121,10 +196,23 @@ class ZeroOneEntropy(Entropy):
 
 
 class BrierEntropy(Entropy):
+    """The Brier loss's ``F = 1 + max_p (p^T z~ - ||p||^2)`` over the simplex (eq. 36)."""
+
     name = "brier"
 
     def probabilities(self, Z) -> np.ndarray:
-        """Eq. (35) for all ``t + 1`` classes: the projection of ``z~/2`` on the simplex."""
+        """Eq. (35) for all ``t + 1`` classes: the projection of ``z~/2`` on the simplex.
+
+        Parameters
+        ----------
+        Z : array_like of shape (n_samples, t)
+            The scores ``z = A x``, one row per sample.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, t + 1)
+            The worst-case conditional probabilities.
+        """
         Zt = _with_reference(Z)
         k, order, _, sums = _top_k(Zt, 2.0)
         top_sum = np.take_along_axis(sums, (k - 1)[:, None], axis=1)
@@ -151,8 +239,16 @@ class BrierEntropy(Entropy):
 
 
 class QuadraticEntropy(Entropy):
-    """Quadratic loss with ``E[Y^2] <= rho^2``; ``rho = inf`` gives ``z^2/4`` (the
-    constant ``rho^2`` dropped), which is linear regression."""
+    """The quadratic loss's ``F = rho^2 + huber(z/2, rho)`` on ``{E Y^2 <= rho^2}`` (eq. 32).
+
+    ``rho = inf`` gives ``z^2/4`` (the constant ``rho^2`` dropped), which is linear
+    regression.
+
+    Parameters
+    ----------
+    rho : float, default=inf
+        The bound on ``E[Y^2]``'s square root.
+    """
 
     name = "quadratic"
     classification = False
@@ -170,7 +266,18 @@ class QuadraticEntropy(Entropy):
         return self.rho**2 + huber
 
     def gradient(self, Z):
-        """Eq. (33): ``z/2`` clipped to ``[-rho, rho]``."""
+        """Eq. (33): ``z/2`` clipped to ``[-rho, rho]``.
+
+        Parameters
+        ----------
+        Z : array_like of shape (n_samples, t)
+            The scores ``z = A x``, one row per sample.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, t)
+            The gradient, ``E_{P*}[theta(Y) | x]`` by eq. (22).
+        """
         z = np.asarray(Z, dtype=float).reshape(-1, 1) / 2
         return np.clip(z, -self.rho, self.rho)
 
@@ -188,7 +295,25 @@ LOSSES = {"log": LogEntropy, "zero_one": ZeroOneEntropy, "brier": BrierEntropy}
 
 
 def get_entropy(loss: str, rho: float = np.inf) -> Entropy:
-    """The :class:`Entropy` of ``loss``: ``log``, ``zero_one``, ``brier`` or ``quadratic``."""
+    """The :class:`Entropy` of a loss.
+
+    Parameters
+    ----------
+    loss : {"log", "zero_one", "brier", "quadratic"}
+        The loss.
+    rho : float, default=inf
+        The quadratic loss's ``rho``.
+
+    Returns
+    -------
+    Entropy
+        Its conjugate.
+
+    Raises
+    ------
+    ValueError
+        For another loss.
+    """
     if loss == "quadratic":
         return QuadraticEntropy(rho)
     if loss not in LOSSES:

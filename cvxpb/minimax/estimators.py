@@ -91,14 +91,29 @@ def _fista(Xa, *program):
 
 
 def polish(Xa, B, *program):
-    """A conic solver's ``B`` refined by proximal gradient steps from it (smooth ``F``
-    and a penalty FISTA supports; else ``B`` as it is).
+    """Refine a conic solver's ``B`` by proximal gradient steps from it.
 
-    An interior-point solution is strictly inside the cones, so coefficients that are
-    zero at the optimum come out as small non-zeros. A proximal step sets a coefficient
-    to exactly zero where the optimality conditions say it is (its gradient within the
+    For a smooth ``F`` and a penalty FISTA supports; else ``B`` is returned as it is. An
+    interior-point solution is strictly inside the cones, so coefficients that are zero
+    at the optimum come out as small non-zeros. A proximal step sets a coefficient to
+    exactly zero where the optimality conditions say it is (its gradient within the
     penalty's subdifferential), and the steps stop once they no longer lower the
     objective, so the polished point is at least as good as ``B``.
+
+    Parameters
+    ----------
+    Xa : ndarray of shape (n_samples, d)
+        The examples, with the intercept's column if any.
+    B : ndarray of shape (t, d)
+        The conic solver's solution.
+    *program
+        ``(target, loss, classes, rho, norm, eps, groups, squared, free)``: eq. (21) as the
+        estimator states it.
+
+    Returns
+    -------
+    ndarray of shape (t, d)
+        The polished solution, or ``B``.
     """
     try:
         entropy, theta, prox = _smooth_program(Xa, *program)
@@ -110,12 +125,28 @@ def polish(Xa, B, *program):
 
 
 def row_space(Xa, free):
-    """``(X_r, free_r, lift)``: the problem restated on the row space of the penalized
-    columns, for the rotation-invariant l2 penalties when they outnumber the samples.
+    """Restate the problem on the row space of the penalized columns.
 
-    With ``X_pen = U S V^T`` (thin SVD), ``X_pen a = (U S)(V^T a)`` and
+    For the rotation-invariant l2 penalties when the columns outnumber the samples. With
+    ``X_pen = U S V^T`` (thin SVD), ``X_pen a = (U S)(V^T a)`` and
     ``||a||_2 >= ||V^T a||_2``, so an optimal row lies in the span of ``V``: solve for
     ``b = V^T a`` on ``U S`` (``n`` columns instead of ``d``), then ``a = V b``.
+
+    Parameters
+    ----------
+    Xa : ndarray of shape (n_samples, d)
+        The examples, with the intercept's column if any.
+    free : sequence of int
+        The columns left out of the penalty.
+
+    Returns
+    -------
+    X_r : ndarray of shape (n_samples, r + len(free))
+        The examples in the reduced coordinates.
+    free_r : tuple of int
+        The free columns' places there.
+    lift : callable
+        ``lift(B)``: the solution in the original coordinates.
     """
     penalized = [j for j in range(Xa.shape[1]) if j not in set(free)]
     U, S, Vt = np.linalg.svd(Xa[:, penalized], full_matrices=False)
@@ -194,6 +225,7 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
     Parameters
     ----------
     loss : {"zero_one", "brier", "log"}, default="zero_one"
+        The loss whose worst case is minimized.
     norm : {"l2", "l1", "linf", "group", "l1inf"} or float p >= 1, default="l2"
         The norm of the moment constraints; each row of ``A`` pays its dual norm.
     eps : float or array of shape (n_classes - 1,), default=0.1
@@ -205,6 +237,7 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
     randomized : bool, default=False
         With ``loss="brier"``, predict by eq. (38) (mmRBC) instead of the MAP rule.
     fit_intercept : bool, default=True
+        Add a constant feature, left out of the penalty.
     random_state : int, optional
         For ``randomized`` predictions.
     solver : {"auto", "CLARABEL", "ECOS", "SCS", "fista"}, default="auto"
@@ -216,8 +249,16 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
 
     Attributes
     ----------
-    classes_, A_ (the rows for all classes but the last), coef_, intercept_,
-    worst_case_loss_
+    classes_ : ndarray
+        The classes (the last is the reference).
+    A_ : ndarray of shape (n_classes - 1, d)
+        The rows for all classes but the last.
+    coef_, intercept_ : ndarray
+        ``A_`` split into the features' part and the intercept.
+    worst_case_loss_ : float
+        The minimax objective at ``A_``.
+    route_ : str
+        The solver route taken.
     """
 
     def __init__(
@@ -243,6 +284,25 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
         self.solver = solver
 
     def fit(self, X, y):
+        """Solve eq. (21) for ``A``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels.
+
+        Returns
+        -------
+        MinimaxClassifier
+            The fitted classifier.
+
+        Raises
+        ------
+        MinimaxSolverError
+            When no solver reaches an optimal point.
+        """
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
         entropy = get_entropy(self.loss)
@@ -275,8 +335,20 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
         return float(expr.value)
 
     def conditional(self, X):
-        """``P*(y | x)`` of the entropy-maximizing distribution, by eq. (22), for every
-        loss; for the 0-1 loss it is uniform over the top ``k`` classes of eq. (29)."""
+        """``P*(y | x)`` of the entropy-maximizing distribution, by eq. (22).
+
+        For every loss; for the 0-1 loss it is uniform over the top ``k`` classes of eq. (29).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The probabilities.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         p = get_entropy(self.loss).gradient(self._scores(X))
@@ -292,16 +364,39 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
         return self.conditional(X)
 
     def decision_function(self, X):
-        """The scores ``A x`` of the classes (the reference class, last, scores 0); for two
-        classes, the score of the second class against the first."""
+        """The scores ``A x`` of the classes (the reference class, last, scores 0).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, the score of the second class against the first.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         full = np.hstack([self._scores(X), np.zeros((X.shape[0], 1))])
         return full[:, 1] - full[:, 0] if self.classes_.size == 2 else full
 
     def predict(self, X):
-        """The robust Bayes decision: the MAP class (ties to the higher score), or for
-        ``randomized`` Brier a draw with probabilities ``p^2 / sum p^2`` (eq. 38)."""
+        """The robust Bayes decision.
+
+        The MAP class (ties to the higher score), or for ``randomized`` Brier a draw with
+        probabilities ``p^2 / sum p^2`` (eq. 38).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         if not self.randomized:
@@ -322,25 +417,32 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
     norm : {"l2", "l1", "linf", "group"} or float p >= 1, default="l2"
         The moment norm: ``"linf"`` gives the lasso, ``"l2"`` with ``squared=True`` ridge.
     eps : float or array (one per group), default=0.0
-        ``0`` gives least squares.
+        The radius of the moment constraint; ``0`` gives least squares.
     groups : list of index lists, optional
         Disjoint feature groups covering all features, with ``norm="group"``.
-    group_norm : default="l2"
+    group_norm : str or float, default="l2"
         Each group's moment norm (``"l2"``: the l2 group lasso).
     squared : bool, default=False
+        Theorem 5's squared penalty.
     rho : float, optional
         The bound ``E[Y^2] <= rho^2`` of eq. (32), at least ``max |y|``. ``None``: the
         paper's choice, ``F = z^2/4`` solved first and ``rho = max_i |A x_i| / 2``, which
         makes the Huber ``F`` quadratic on the data, so ``A`` is optimal for it too.
     fit_intercept : bool, default=True
+        Add a constant feature, left out of the penalty.
     solver : {"auto", "CLARABEL", "ECOS", "SCS", "fista"}, default="auto"
         As :class:`MinimaxClassifier`'s; ``route_`` names the route taken.
 
     Attributes
     ----------
     A_ : ndarray of shape (1, d [+ 1])
-    coef_, intercept_ : the regression ``E[Y|x] = coef_ x + intercept_ = A x / 2``
-    rho_, worst_case_loss_
+        The one row of ``A``.
+    coef_, intercept_ : ndarray, float
+        The regression ``E[Y|x] = coef_ x + intercept_ = A x / 2``.
+    rho_ : float
+        The ``rho`` used.
+    worst_case_loss_ : float
+        The minimax objective at ``A_``.
     """
 
     def __init__(
@@ -364,6 +466,25 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
         self.solver = solver
 
     def fit(self, X, y):
+        """Solve eq. (21) for ``A`` with the quadratic loss.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The targets.
+
+        Returns
+        -------
+        MinimaxRegressor
+            The fitted regressor.
+
+        Raises
+        ------
+        ValueError
+            For a ``rho`` below ``max |y|`` or a norm or ``eps`` out of range.
+        """
         X, y = validate_data(self, X, y, y_numeric=True)
         _check_norm(self.norm)
         if self.norm == "l1inf":
@@ -389,7 +510,18 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
         return self
 
     def predict(self, X):
-        """``E_{P*}[Y | x]``: eq. (33) at ``A x``, i.e. ``A x / 2`` clipped to ``[-rho, rho]``."""
+        """``E_{P*}[Y | x]``: eq. (33) at ``A x``, i.e. ``A x / 2`` clipped to ``[-rho, rho]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predictions.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         return get_entropy("quadratic", max(self.rho_, 1e-300)).gradient(self._scores(X))[:, 0]
@@ -401,19 +533,27 @@ class RobustFeatureSelector(SelectorMixin, _MinimaxBase):
     Parameters
     ----------
     loss : {"log", "zero_one", "brier", "quadratic"}, default="log"
+        The loss.
     eps : float, default=0.05
         The weight of ``||A||_{1,inf}``; larger keeps fewer features.
     n_features : int, optional
         Keep this many features, by the largest column norms ``max_i |A_ij|``;
         by default every feature whose norm exceeds ``tol`` times the largest.
     tol : float, default=1e-6
+        The relative column norm below which a feature is dropped.
     fit_intercept : bool, default=True
+        Add a constant feature, left out of the penalty.
     solver : {"auto", "CLARABEL", "ECOS", "SCS", "fista"}, default="auto"
         As :class:`MinimaxClassifier`'s; ``route_`` names the route taken.
 
     Attributes
     ----------
-    A_, scores_ (``max_i |A_ij|`` per feature), worst_case_loss_ (of eq. 43)
+    A_ : ndarray
+        The solution of eq. (43).
+    scores_ : ndarray of shape (n_features,)
+        ``max_i |A_ij|`` per feature.
+    worst_case_loss_ : float
+        The objective of eq. (43).
     """
 
     def __init__(
@@ -427,6 +567,20 @@ class RobustFeatureSelector(SelectorMixin, _MinimaxBase):
         self.solver = solver
 
     def fit(self, X, y):
+        """Solve eq. (43) and score the features.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels or targets.
+
+        Returns
+        -------
+        RobustFeatureSelector
+            The fitted selector.
+        """
         X, y = validate_data(self, X, y)
         entropy = get_entropy(self.loss)
         classes = None

@@ -32,8 +32,22 @@ MAX_LIPSCHITZ = 1e300  # backtracking beyond this means the objective is not fin
 
 
 def project_l1_ball(v, radius):
-    """Euclidean projection of each column of ``v`` onto ``{||x||_1 <= radius}``
-    (Duchi et al. 2008); ``radius`` broadcasts over columns."""
+    """Project each column of ``v`` onto the l1 ball ``{||x||_1 <= radius}``.
+
+    The Euclidean projection of Duchi et al. (2008).
+
+    Parameters
+    ----------
+    v : array_like of shape (k, m)
+        The columns.
+    radius : float or array_like of shape (m,)
+        The radii, broadcast over the columns.
+
+    Returns
+    -------
+    ndarray of shape (k, m)
+        The projections.
+    """
     v = np.atleast_2d(v)
     radius = np.broadcast_to(np.asarray(radius, dtype=float), (v.shape[1],))
     a = np.abs(v)
@@ -56,7 +70,21 @@ def _block_shrink(V, threshold, axis):
 
 @dataclass(frozen=True)
 class Prox:
-    """The proximal map of ``R`` with step ``s``, and ``R`` itself."""
+    """The proximal map of a penalty ``R`` with step ``s``, and ``R`` itself.
+
+    Parameters
+    ----------
+    norm : str or float
+        The moment norm (the penalty is its dual).
+    eps : ndarray
+        The weights, per row (t,), or per group.
+    groups : list or None
+        The feature groups, with ``norm="group"``.
+    squared : bool
+        Theorem 5's squared penalty.
+    penalized : ndarray
+        The column indices under the penalty.
+    """
 
     norm: object
     eps: np.ndarray  # per row (t,), or per group
@@ -86,6 +114,18 @@ class Prox:
         return out
 
     def value(self, A) -> float:
+        """The penalty ``R(A)``.
+
+        Parameters
+        ----------
+        A : ndarray of shape (t, d)
+            The coefficients.
+
+        Returns
+        -------
+        float
+            The penalty.
+        """
         B = A[:, self.penalized]
         if self.norm == "l1inf":
             return float(self.eps * np.abs(B).max(axis=0).sum())
@@ -102,7 +142,35 @@ class Prox:
 
 
 def make_prox(norm, eps, t, d, groups=None, squared=False, free=()):
-    """The :class:`Prox` of a penalty FISTA supports; a ValueError names the others."""
+    """The :class:`Prox` of a penalty FISTA supports.
+
+    Parameters
+    ----------
+    norm : str or float
+        The moment norm.
+    eps : float or array_like
+        The weights.
+    t : int
+        The rows of ``A``.
+    d : int
+        The columns of ``A``.
+    groups : list of index lists, optional
+        The feature groups.
+    squared : bool, default=False
+        The squared penalty.
+    free : sequence of int, default=()
+        The columns left out of the penalty.
+
+    Returns
+    -------
+    Prox
+        The proximal map.
+
+    Raises
+    ------
+    ValueError
+        Naming a penalty FISTA does not support.
+    """
     if squared and norm != "l2":
         raise ValueError('solver="fista" supports squared=True with norm="l2" only')
     if norm not in ("l1", "l2", "linf", "group", "l1inf"):
@@ -140,8 +208,35 @@ def fista(entropy, X, theta, prox, tol=1e-8, max_iter=100_000, A0=None):
     Stops when the gradient mapping ``L ||prox(Y - grad/L) - Y||`` falls below ``tol``
     times its value at the start (a scale-free optimality measure: it is zero exactly at
     a minimizer), or when a step from a restart does not lower the computed objective
-    (optimal to its rounding; see the module's docstring). Returns
-    ``(A, objective, iterations, converged)``.
+    (optimal to its rounding; see the module's docstring).
+
+    Parameters
+    ----------
+    entropy : Entropy
+        The smooth ``F``.
+    X : ndarray of shape (n_samples, d)
+        The examples.
+    theta : ndarray of shape (n_samples, t)
+        The encoded targets.
+    prox : Prox
+        The penalty's proximal map.
+    tol : float, default=1e-8
+        The relative gradient mapping at which it stops.
+    max_iter : int, default=100000
+        Iterations at most.
+    A0 : ndarray of shape (t, d), optional
+        The start; zero by default.
+
+    Returns
+    -------
+    A : ndarray of shape (t, d)
+        The solution.
+    objective : float
+        Eq. (21) there, with the penalty.
+    iterations : int
+        Iterations done.
+    converged : bool
+        Whether a stopping rule was met.
     """
     n = X.shape[0]
     t = theta.shape[1]

@@ -27,13 +27,32 @@ from cvxpb.minimax.program import MinimaxSolverError
 
 
 class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
-    """Linear MPM for two classes; ``reg >= 0`` is added to both covariances.
+    """The linear minimax probability machine for two classes.
 
-    ``solver="auto"`` tries Clarabel, then ECOS, then SCS; a solver's name uses it alone.
-    Attributes: ``coef_`` (``a``), ``intercept_`` (``-b``), ``kappa_``,
-    ``worst_case_error_`` (``1 / (1 + kappa^2)``), ``status_`` and ``solver_`` (the
-    solver that answered), ``classes_``. When no solver succeeds, ``fit`` raises
+    ``reg >= 0`` is added to both covariances. When no solver succeeds, ``fit`` raises
     :class:`cvxpb.minimax.MinimaxSolverError` with each solver's message.
+
+    Parameters
+    ----------
+    reg : float, default=1e-6
+        Added to the diagonal of both class covariances.
+    solver : {"auto", "CLARABEL", "ECOS", "SCS"}, default="auto"
+        ``"auto"`` tries Clarabel, then ECOS, then SCS; a solver's name uses it alone.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        ``a``.
+    intercept_ : float
+        ``-b``.
+    kappa_ : float
+        The margin of the worst-case bound.
+    worst_case_error_ : float
+        ``1 / (1 + kappa^2)``.
+    status_, solver_ : str
+        The solver's status and the solver that answered.
+    classes_ : ndarray of shape (2,)
+        The classes.
     """
 
     def __init__(self, reg=1e-6, solver="auto"):
@@ -41,6 +60,25 @@ class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
         self.solver = solver
 
     def fit(self, X, y):
+        """Solve the MPM's second-order cone program.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels, two classes.
+
+        Returns
+        -------
+        MinimaxProbabilityMachine
+            The fitted classifier.
+
+        Raises
+        ------
+        MinimaxSolverError
+            When no solver succeeds.
+        """
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
         if not (isinstance(self.reg, Real) and np.isfinite(self.reg) and self.reg >= 0):
@@ -83,11 +121,35 @@ class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
         return vectors * np.sqrt(np.clip(values, 0, None))
 
     def decision_function(self, X):
+        """The scores ``a^T x - b``: positive for ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         return X @ self.coef_ + self.intercept_
 
     def predict(self, X):
+        """The class on the side of the hyperplane.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels.
+        """
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 

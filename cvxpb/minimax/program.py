@@ -31,7 +31,23 @@ class MinimaxSolverError(RuntimeError):
 
 
 def solve_program(problem, solver: str):
-    """Solve ``problem`` with ``solver``; anything but an optimal status is an error."""
+    """Solve ``problem`` with ``solver``; anything but an optimal status is an error.
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+        The program.
+    solver : {"CLARABEL", "ECOS", "SCS"}
+        The solver.
+
+    Raises
+    ------
+    ValueError
+        For another solver.
+    MinimaxSolverError
+        With the solver's words, when it fails or returns another status than optimal
+        (or optimal_inaccurate).
+    """
     if solver not in conic.SOLVERS:
         raise ValueError(f"solver must be one of {conic.SOLVERS}, got {solver!r}")
     outcome = conic.solve_program(problem, (solver,))
@@ -44,7 +60,23 @@ DUAL = {"l1": np.inf, "l2": 2, "linf": 1}
 
 
 def dual_exponent(norm) -> float:
-    """The dual exponent ``q`` of the moment norm ``l_p`` (``1/p + 1/q = 1``)."""
+    """The dual exponent ``q`` of the moment norm ``l_p`` (``1/p + 1/q = 1``).
+
+    Parameters
+    ----------
+    norm : {"l1", "l2", "linf"} or float p >= 1
+        The moment norm.
+
+    Returns
+    -------
+    float
+        ``q`` (``inf`` for ``p = 1``).
+
+    Raises
+    ------
+    ValueError
+        For another norm.
+    """
     if norm in DUAL:
         return DUAL[norm]
     try:
@@ -63,7 +95,27 @@ def _row_norms(A, q):
 
 
 def check_groups(groups, d: int, free=()) -> list[np.ndarray]:
-    """Disjoint, non-empty feature groups covering every penalized column exactly once."""
+    """Check feature groups: disjoint, non-empty, covering every penalized column once.
+
+    Parameters
+    ----------
+    groups : list of index lists
+        The groups.
+    d : int
+        The columns.
+    free : sequence of int, default=()
+        The columns left out of the penalty.
+
+    Returns
+    -------
+    list of ndarray
+        The groups as integer arrays.
+
+    Raises
+    ------
+    ValueError
+        Naming what is wrong.
+    """
     groups = [np.asarray(g, dtype=int).ravel() for g in groups]
     if not groups or any(g.size == 0 for g in groups):
         raise ValueError("groups must be a non-empty list of non-empty index lists")
@@ -79,7 +131,30 @@ def check_groups(groups, d: int, free=()) -> list[np.ndarray]:
 
 
 def penalty(A, norm, eps, groups=None, group_norm="l2", squared=False, free=()):
-    """``R(A)`` of the module docstring, as a CVXPY expression."""
+    """``R(A)`` of the module's text, as a CVXPY expression.
+
+    Parameters
+    ----------
+    A : cvxpy.Variable of shape (t, d)
+        The coefficients.
+    norm : str or float
+        The moment norm.
+    eps : float or array_like
+        The weights.
+    groups : list of index lists, optional
+        The feature groups, with ``norm="group"``.
+    group_norm : str or float, default="l2"
+        Each group's moment norm.
+    squared : bool, default=False
+        Theorem 5's squared penalty.
+    free : sequence of int, default=()
+        The columns left out of the penalty.
+
+    Returns
+    -------
+    cvxpy.Expression
+        The convex penalty.
+    """
     t, d = A.shape
     kept = [j for j in range(d) if j not in set(free)]
     B = A[:, kept] if len(kept) < d else A
@@ -99,7 +174,20 @@ def penalty(A, norm, eps, groups=None, group_norm="l2", squared=False, free=()):
 
 
 def encode(y, classes) -> np.ndarray:
-    """``theta(y)``: one-hot over all classes but the last (the reference)."""
+    """``theta(y)``: one-hot over all classes but the last (the reference).
+
+    Parameters
+    ----------
+    y : array_like of shape (n_samples,)
+        The labels.
+    classes : array_like
+        The classes, in order.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, len(classes) - 1)
+        The codes.
+    """
     return (np.asarray(y)[:, None] == np.asarray(classes)[None, :-1]).astype(float)
 
 
@@ -116,12 +204,42 @@ def minimax_program(
     free=(),
     classes=None,
 ):
-    """The CVXPY problem of eq. (21) and its variable ``A`` (``(t, d)``).
+    """The CVXPY problem of eq. (21).
 
-    ``y`` holds class labels for ``loss`` in ``log``, ``zero_one``, ``brier`` (``classes``
-    fixes their order, the last one the reference; default sorted) and real targets for
-    ``quadratic`` (``rho``: the second-moment bound of eq. 32). ``X`` is used as given;
-    add a column of ones for an intercept and list it in ``free``.
+    ``X`` is used as given; add a column of ones for an intercept and list it in ``free``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, d)
+        The examples.
+    y : array_like of shape (n_samples,)
+        Class labels for ``loss`` in ``log``, ``zero_one``, ``brier``; real targets for
+        ``quadratic``.
+    loss : {"log", "zero_one", "brier", "quadratic"}, default="log"
+        The loss.
+    norm : str or float, default="l2"
+        The moment norm.
+    eps : float or array_like, default=0.0
+        The penalty's weights.
+    groups : list of index lists, optional
+        The feature groups.
+    group_norm : str or float, default="l2"
+        Each group's moment norm.
+    squared : bool, default=False
+        Theorem 5's squared penalty.
+    rho : float, default=inf
+        The second-moment bound of eq. (32), for ``quadratic``.
+    free : sequence of int, default=()
+        The columns left out of the penalty.
+    classes : array_like, optional
+        The classes' order, the last one the reference; sorted by default.
+
+    Returns
+    -------
+    problem : cvxpy.Problem
+        The program.
+    A : cvxpy.Variable of shape (t, d)
+        Its variable.
     """
     X = np.asarray(X, dtype=float)
     entropy = get_entropy(loss, rho)

@@ -22,9 +22,37 @@ TOL = 1e-10  # skglm's stopping criterion: the largest violation of the optimali
 
 
 def applicable(loss, T, norm, eps, groups, group_norm, squared, free, d) -> bool:
-    """Whether the problem is one skglm solves: binary log loss, the lasso's l1
-    (``norm="linf"``) or the l2 group lasso, not squared, and no free column but an
-    intercept in the last one."""
+    """Say whether skglm solves the problem.
+
+    Binary log loss, the lasso's l1 (``norm="linf"``) or the l2 group lasso, not
+    squared, and no free column but an intercept in the last one.
+
+    Parameters
+    ----------
+    loss : str
+        The loss.
+    T : int
+        The rows of ``A`` (classes minus one).
+    norm : str or float
+        The moment norm.
+    eps : float or array_like
+        The penalty's weights.
+    groups : list of index lists or None
+        The feature groups, with ``norm="group"``.
+    group_norm : str or float
+        Each group's moment norm.
+    squared : bool
+        Theorem 5's squared penalty.
+    free : sequence of int
+        The columns left out of the penalty.
+    d : int
+        The columns.
+
+    Returns
+    -------
+    bool
+        Whether :func:`solve` applies.
+    """
     if loss != "log" or T != 1 or squared or tuple(free) not in ((), (d - 1,)):
         return False
     if norm == "linf":
@@ -39,7 +67,28 @@ def _group_pointers(groups):
 
 
 def solve(Xa, theta, norm, eps, groups, free):
-    """``A`` of shape ``(1, d)``, or ``None`` where skglm did not converge."""
+    """Solve the binary log-loss problem with skglm's proximal Newton.
+
+    Parameters
+    ----------
+    Xa : ndarray of shape (n_samples, d)
+        The examples, with the intercept's column if any.
+    theta : ndarray of shape (n_samples, 1)
+        The encoded labels.
+    norm : {"linf", "group"}
+        The moment norm (the lasso's or the group lasso's).
+    eps : float or array_like
+        The penalty's weights.
+    groups : list of index lists or None
+        The feature groups.
+    free : sequence of int
+        The intercept's column, if any.
+
+    Returns
+    -------
+    ndarray of shape (1, d) or None
+        ``A``, or None where skglm did not converge.
+    """
     from skglm.datafits import Logistic, LogisticGroup
     from skglm.penalties import L1, WeightedGroupL2
     from skglm.solvers import GroupProxNewton, ProxNewton

@@ -38,7 +38,18 @@ GAP = 1e-7  # relative duality gap at which the rounds stop
 
 
 def threshold(Zt) -> np.ndarray:
-    """Per row, the least ``nu`` with ``sum_j (z~_j - nu)_+ <= 1``; ``F = 1 + nu``."""
+    """Per row, the least ``nu`` with ``sum_j (z~_j - nu)_+ <= 1``; ``F = 1 + nu``.
+
+    Parameters
+    ----------
+    Zt : ndarray of shape (n_samples, T + 1)
+        The scores ``z~`` with the reference's 0.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        ``nu``.
+    """
     Zt = np.atleast_2d(np.asarray(Zt, dtype=float))
     ordered = -np.sort(-Zt, axis=1)
     k = np.arange(1, Zt.shape[1] + 1)
@@ -48,8 +59,34 @@ def threshold(Zt) -> np.ndarray:
 
 
 def objective(Xa, labels, A, norm, eps, groups=None, group_norm="l2", squared=False, free=()):
-    """Eq. (21) at ``A`` for the 0-1 loss; ``labels`` index the classes, the last
-    (``A.shape[0]``) the reference."""
+    """Eq. (21) at ``A`` for the 0-1 loss.
+
+    Parameters
+    ----------
+    Xa : ndarray of shape (n_samples, d)
+        The examples, with the intercept's column if any.
+    labels : ndarray of shape (n_samples,)
+        The classes' indices, the last (``T``) the reference.
+    A : ndarray of shape (T, d)
+        The coefficients.
+    norm : str or float
+        The moment norm.
+    eps : float or array_like
+        The penalty's weights.
+    groups : list of index lists, optional
+        The feature groups.
+    group_norm : str or float, default="l2"
+        Each group's moment norm.
+    squared : bool, default=False
+        Theorem 5's squared penalty.
+    free : sequence of int, default=()
+        The columns left out of the penalty.
+
+    Returns
+    -------
+    float
+        The objective.
+    """
     Zt = np.hstack([Xa @ A.T, np.zeros((Xa.shape[0], 1))])
     fit = np.mean(1 + threshold(Zt) - Zt[np.arange(Xa.shape[0]), labels])
     reg = penalty(cp.Constant(A), norm, eps, groups, group_norm, squared, free)
@@ -57,8 +94,40 @@ def objective(Xa, labels, A, norm, eps, groups=None, group_norm="l2", squared=Fa
 
 
 def working_set_program(Xa, labels, pairs, norm, eps, groups, group_norm, squared, free, T):
-    """Eq. (21) with ``F`` restricted to the (sample, class) ``pairs``, a CVXPY problem
-    and its ``A`` and ``nu``."""
+    """Eq. (21) with ``F`` restricted to the (sample, class) ``pairs``.
+
+    Parameters
+    ----------
+    Xa : ndarray of shape (n_samples, d)
+        The examples, with the intercept's column if any.
+    labels : ndarray of shape (n_samples,)
+        The classes' indices, the last (``T``) the reference.
+    pairs : ndarray of bool, shape (n_samples, T + 1)
+        The working set.
+    norm : str or float
+        The moment norm.
+    eps : float or array_like
+        The penalty's weights.
+    groups : list of index lists or None
+        The feature groups, with ``norm="group"``.
+    group_norm : str or float
+        Each group's moment norm.
+    squared : bool
+        Theorem 5's squared penalty.
+    free : sequence of int
+        The columns left out of the penalty.
+    T : int
+        The rows of ``A``.
+
+    Returns
+    -------
+    problem : cvxpy.Problem
+        The program.
+    A : cvxpy.Variable of shape (T, d)
+        The coefficients.
+    nu : cvxpy.Variable of shape (n_samples,)
+        The thresholds.
+    """
     n, D = Xa.shape
     rows, classes = pairs
     m = rows.size
@@ -101,9 +170,44 @@ def solve_zero_one(
     solver="CLARABEL",
     random_state=0,
 ):
-    """``(A, iterations, upper, lower)``: eq. (21) for the 0-1 loss by working sets
-    (module docstring); ``iterations`` counts the solver's over every program, and
-    ``upper - lower`` is the certified gap."""
+    """Solve eq. (21) for the 0-1 loss by working sets (module's text).
+
+    Parameters
+    ----------
+    Xa : ndarray of shape (n_samples, d)
+        The examples, with the intercept's column if any.
+    labels : ndarray of shape (n_samples,)
+        The classes' indices, the last (``T``) the reference.
+    T : int
+        The rows of ``A`` (classes minus one).
+    norm : str or float
+        The moment norm.
+    eps : float or array_like
+        The penalty's weights.
+    groups : list of index lists, optional
+        The feature groups.
+    group_norm : str or float, default="l2"
+        Each group's moment norm.
+    squared : bool, default=False
+        Theorem 5's squared penalty.
+    free : sequence of int, default=()
+        The columns left out of the penalty.
+    solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
+        The conic solver of the working-set programs.
+    random_state : int, default=0
+        Seeds the first working set's subsample.
+
+    Returns
+    -------
+    A : ndarray of shape (T, d)
+        The solution.
+    iterations : int
+        The solver's iterations over every program.
+    upper : float
+        The objective at ``A``.
+    lower : float
+        A proven lower bound on the minimum (``upper - lower`` is the certified gap).
+    """
 
     n = Xa.shape[0]
     program = (norm, eps, groups, group_norm, squared, free, T)
@@ -131,8 +235,21 @@ def solve_zero_one(
 
 
 def zero_one_status(upper: float, lower: float) -> str:
-    """``"optimal"`` when the gap is certified below ``GAP`` relative, else
-    ``"optimal_inaccurate"`` with a warning that states it (a loose solver such as SCS)."""
+    """The status the certified gap earns.
+
+    Parameters
+    ----------
+    upper : float
+        The objective at the solution.
+    lower : float
+        The proven lower bound.
+
+    Returns
+    -------
+    str
+        ``"optimal"`` when the gap is below ``GAP`` relative, else
+        ``"optimal_inaccurate"`` with a warning that states it (a loose solver such as SCS).
+    """
     gap = upper - lower
     if gap <= GAP * max(1.0, abs(upper)):
         return cp.OPTIMAL
