@@ -30,7 +30,23 @@ METHODS = ("closed_form", "cvx")
 
 
 def check_sigma0_sq(sigma0_sq) -> float:
-    """``sigma0^2`` in ``[0, 1/2)``: Theorem 1 needs ``sigma0^2 < 1/2``."""
+    """Check ``sigma0^2`` in ``[0, 1/2)``: Theorem 1 needs ``sigma0^2 < 1/2``.
+
+    Parameters
+    ----------
+    sigma0_sq : float
+        The sub-Gaussian parameter of condition (28).
+
+    Returns
+    -------
+    float
+        ``sigma0_sq``.
+
+    Raises
+    ------
+    ValueError
+        Outside ``[0, 1/2)``.
+    """
     try:
         value = float(sigma0_sq)
     except (TypeError, ValueError):
@@ -49,7 +65,28 @@ def _u_max(sigma0_sq):
 
 
 def b_constant(sigma0_sq, method: str = "closed_form") -> float:
-    """``b(sigma0^2)`` of eq. (30), by the closed form or as a CVXPY program."""
+    """The constant ``b(sigma0^2)`` of Kamesawa et al.'s eq. (30).
+
+    Parameters
+    ----------
+    sigma0_sq : float
+        In ``[0, 1/2)``.
+    method : {"closed_form", "cvx"}, default="closed_form"
+        The stationary point in closed form, or the infimum as a CVXPY program (an
+        independent check).
+
+    Returns
+    -------
+    float
+        ``b``.
+
+    Raises
+    ------
+    ValueError
+        For ``sigma0_sq`` outside ``[0, 1/2)`` or another method.
+    RuntimeError
+        When the program of ``method="cvx"`` is not solved.
+    """
     sigma0_sq = check_sigma0_sq(sigma0_sq)
     s4, u_max = sigma0_sq**2, _u_max(sigma0_sq)
     if method == "closed_form":
@@ -72,7 +109,24 @@ def b_constant(sigma0_sq, method: str = "closed_form") -> float:
 
 
 def pac_bayes_bound(log_marginal_likelihood, n: int, delta=0.05, sigma0_sq=0.1) -> float:
-    """Eq. (29): ``-(log delta + log Z)/n + b(sigma0^2)``, rounded up."""
+    """Kamesawa et al.'s eq. (29): ``-(log delta + log Z)/n + b(sigma0^2)``, rounded up.
+
+    Parameters
+    ----------
+    log_marginal_likelihood : float
+        ``log Z``.
+    n : int
+        The training sample's size.
+    delta : float, default=0.05
+        The confidence.
+    sigma0_sq : float, default=0.1
+        The sub-Gaussian parameter, in ``[0, 1/2)``.
+
+    Returns
+    -------
+    float
+        The bound on the posterior-expected negative log likelihood risk.
+    """
     delta = check_delta(delta)
     if not (isinstance(n, int | np.integer) and n >= 1):
         raise ValueError(f"n must be a positive integer, got {n!r}")
@@ -81,9 +135,27 @@ def pac_bayes_bound(log_marginal_likelihood, n: int, delta=0.05, sigma0_sq=0.1) 
 
 
 def gibbs_nll_risk(mean, var, y, n_nodes: int = 64) -> float:
-    """The risk Theorem 1 bounds, on a sample: ``mean_i E_{f ~ N(mean_i, var_i)}
-    [-log Phi(y_i f)]``, the posterior-expected negative log likelihood, by
-    Gauss-Hermite quadrature (``n_nodes`` nodes for the standard normal)."""
+    """The risk Theorem 1 bounds, on a sample.
+
+    ``mean_i E_{f ~ N(mean_i, var_i)} [-log Phi(y_i f)]``, the posterior-expected
+    negative log likelihood, by Gauss-Hermite quadrature.
+
+    Parameters
+    ----------
+    mean : ndarray of shape (n,)
+        The latent posterior means.
+    var : ndarray of shape (n,)
+        The latent posterior variances.
+    y : ndarray of shape (n,)
+        The labels in {-1, +1}.
+    n_nodes : int, default=64
+        Quadrature nodes for the standard normal.
+
+    Returns
+    -------
+    float
+        The risk.
+    """
     nodes, weights = np.polynomial.hermite_e.hermegauss(n_nodes)
     f = np.asarray(mean)[:, None] + np.sqrt(np.asarray(var))[:, None] * nodes[None, :]
     losses = -log_ndtr(np.asarray(y, dtype=float)[:, None] * f)
@@ -95,30 +167,62 @@ class SubGaussianWarning(UserWarning):
 
 
 def sub_gaussian_evidence(prior_mean, prior_var, y) -> tuple[float, float]:
-    """What the training sample shows of condition (28) for a GP prior with these
-    marginals at the training inputs: ``(max_i var_i, mean_i y_i m_i)``.
+    """What the training sample shows of condition (28) for a GP prior.
 
     For ``f(x) ~ N(m(x), v(x))``, ``E_f exp(lam y f(x)) = exp(lam y m(x) + lam^2 v(x)/2)``.
     As ``lam -> 0`` condition (28) then needs ``E[y m(x)] = 0``, and as ``lam -> inf`` it
     needs ``v(x) <= sigma0^2`` wherever ``x`` has mass: so ``sigma0^2`` below the
     sample's largest prior variance, or a prior mean that correlates with the labels
-    (SLT-GP's conditional prior with informative soft labels and ``rho > 0``), breaks
-    the condition (on the empirical distribution; the true one is not seen)."""
+    (SLT-GP's conditional prior with informative soft labels and ``rho > 0``), breaks the
+    condition (on the empirical distribution; the true one is not seen).
+
+    Parameters
+    ----------
+    prior_mean : array_like of shape (n,)
+        The prior's marginal means at the training inputs.
+    prior_var : array_like of shape (n,)
+        Its marginal variances there.
+    y : array_like of shape (n,)
+        The labels in {-1, +1}.
+
+    Returns
+    -------
+    largest_variance : float
+        ``max_i var_i``.
+    label_correlation : float
+        ``mean_i y_i m_i``.
+    """
     y = np.asarray(y, dtype=float)
     return float(np.max(prior_var)), float(np.mean(y * np.asarray(prior_mean)))
 
 
 class PACBayesMixin:
-    """Theorem 1's bound and the risk it bounds, for the fitted GP classifiers (which
-    provide ``log_marginal_likelihood_``, ``X_train_``, ``classes_``, ``_latent`` and
-    ``_prior_marginals``)."""
+    """Theorem 1's bound and the risk it bounds, for the fitted GP classifiers.
+
+    They provide ``log_marginal_likelihood_``, ``X_train_``, ``classes_``, ``_latent`` and
+    ``_prior_marginals``.
+    """
 
     def pac_bayes_bound(self, delta=0.05, sigma0_sq=0.1) -> float:
-        """Kamesawa et al.'s Theorem 1 (eq. 29) with ``log Z`` the EP log marginal likelihood
-        (for SLT-GP, eq. 25's): a bound on the posterior-expected negative log likelihood
-        risk, valid when the prior satisfies the sub-Gaussian condition (28) with
-        ``sigma0_sq < 1/2``. A :class:`SubGaussianWarning` says when the training
-        sample already shows the condition broken (:func:`sub_gaussian_evidence`)."""
+        """Kamesawa et al.'s Theorem 1 (eq. 29) with ``log Z`` the EP log marginal likelihood.
+
+        For SLT-GP, ``log Z`` is eq. (25)'s. A bound on the posterior-expected negative log
+        likelihood risk, valid when the prior satisfies the sub-Gaussian condition (28) with
+        ``sigma0_sq < 1/2``. A :class:`SubGaussianWarning` says when the training sample
+        already shows the condition broken (:func:`sub_gaussian_evidence`).
+
+        Parameters
+        ----------
+        delta : float, default=0.05
+            The confidence.
+        sigma0_sq : float, default=0.1
+            The sub-Gaussian parameter, in ``[0, 1/2)``.
+
+        Returns
+        -------
+        float
+            The bound.
+        """
         check_is_fitted(self)
         value = pac_bayes_bound(
             self.log_marginal_likelihood_, self.X_train_.shape[0], delta, sigma0_sq
@@ -138,7 +242,22 @@ class PACBayesMixin:
         return value
 
     def gibbs_risk(self, X, y) -> float:
-        """:func:`gibbs_nll_risk` of the posterior on ``(X, y)``: held out, an estimate of
-        the expected risk the bound is about."""
+        """The posterior-expected negative log likelihood on ``(X, y)``.
+
+        :func:`gibbs_nll_risk` of the posterior: on held-out data, an estimate of the
+        expected risk the bound is about.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels, two classes.
+
+        Returns
+        -------
+        float
+            The risk.
+        """
         mean, var = self._latent(X)
         return gibbs_nll_risk(mean, var, np.where(np.asarray(y) == self.classes_[1], 1, -1))

@@ -35,10 +35,24 @@ class HyperparameterBoundWarning(ConvergenceWarning):
 
 
 def at_search_bound(theta, optimize) -> tuple:
-    """The hyperparameters the search left on an edge of :data:`BOUNDS` (a warning says
-    so): there the marginal likelihood still rises, as it does in the amplitude on data
-    the latent function separates. Predictions stay usable; the posterior's latent
-    variances, and with them any log-loss risk, are then set by the bound."""
+    """Name the hyperparameters the search left on an edge of :data:`BOUNDS`, with a warning.
+
+    There the marginal likelihood still rises, as it does in the amplitude on data the
+    latent function separates. Predictions stay usable; the posterior's latent
+    variances, and with them any log-loss risk, are then set by the bound.
+
+    Parameters
+    ----------
+    theta : array_like of shape (2,)
+        The log amplitude and log length scale found.
+    optimize : bool or "length_scale"
+        Which were searched.
+
+    Returns
+    -------
+    tuple of str
+        The names of those at an edge.
+    """
     searched = (0, 1) if optimize is True else (1,)  # "length_scale" keeps the amplitude
     found = []
     for k in searched:
@@ -57,32 +71,115 @@ def at_search_bound(theta, optimize) -> tuple:
 
 
 def rbf(X, Z, amplitude, length_scale):
-    """``amplitude^2 exp(-||x - z||^2 / (2 length_scale^2))`` and the squared distances."""
+    """The RBF kernel ``amplitude^2 exp(-||x - z||^2 / (2 length_scale^2))``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The first points.
+    Z : ndarray of shape (m, d)
+        The second points.
+    amplitude : float
+        The amplitude.
+    length_scale : float
+        The length scale.
+
+    Returns
+    -------
+    K : ndarray of shape (n, m)
+        The kernel.
+    D : ndarray of shape (n, m)
+        The squared distances.
+    """
     D = cdist(X, Z, "sqeuclidean")
     return amplitude**2 * np.exp(-D / (2 * length_scale**2)), D
 
 
 def kernel_matrix(kind, X, Z, amplitude, length_scale):
-    """The ``rbf`` kernel, or ``linear``: ``amplitude^2 x^T z`` (``length_scale`` unused)."""
+    """The ``rbf`` kernel, or ``linear``: ``amplitude^2 x^T z``.
+
+    Parameters
+    ----------
+    kind : {"rbf", "linear"}
+        The kernel.
+    X : ndarray of shape (n, d)
+        The first points.
+    Z : ndarray of shape (m, d)
+        The second points.
+    amplitude : float
+        The amplitude.
+    length_scale : float
+        The length scale (unused by ``linear``).
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        The kernel.
+    """
     if kind == "linear":
         return amplitude**2 * (X @ Z.T)
     return rbf(X, Z, amplitude, length_scale)[0]
 
 
 def fitted_kernel(clf, Z) -> np.ndarray:
-    """``k(X_train, Z)`` with a fitted classifier's kernel and hyperparameters."""
+    """``k(X_train, Z)`` with a fitted classifier's kernel and hyperparameters.
+
+    Parameters
+    ----------
+    clf : GPClassifierEP
+        A fitted classifier.
+    Z : ndarray of shape (m, d)
+        The points.
+
+    Returns
+    -------
+    ndarray of shape (n_train, m)
+        The kernel.
+    """
     return kernel_matrix(clf.kernel, clf.X_train_, Z, clf.amplitude_, clf.length_scale_)
 
 
 def kernel_diagonal(kind, X, amplitude):
-    """``k(x, x)`` for each row of ``X``."""
+    """``k(x, x)`` for each row of ``X``.
+
+    Parameters
+    ----------
+    kind : {"rbf", "linear"}
+        The kernel.
+    X : ndarray of shape (n, d)
+        The points.
+    amplitude : float
+        The amplitude.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The diagonal.
+    """
     if kind == "linear":
         return amplitude**2 * np.einsum("ij,ij->i", X, X)
     return np.full(X.shape[0], amplitude**2)
 
 
 def kernel_derivatives(kind, X, K, length_scale):
-    """``dK / d log amplitude`` and ``dK / d log length_scale`` (zero for ``linear``)."""
+    """``dK / d log amplitude`` and ``dK / d log length_scale``.
+
+    Parameters
+    ----------
+    kind : {"rbf", "linear"}
+        The kernel.
+    X : ndarray of shape (n, d)
+        The points.
+    K : ndarray of shape (n, n)
+        The kernel matrix.
+    length_scale : float
+        The length scale.
+
+    Returns
+    -------
+    list of ndarray
+        The two derivatives (the second zero for ``linear``).
+    """
     if kind == "linear":
         return [2 * K, np.zeros_like(K)]
     return [2 * K, K * cdist(X, X, "sqeuclidean") / length_scale**2]
@@ -122,6 +219,20 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
         self.max_sweeps = max_sweeps
 
     def fit(self, X, y):
+        """Run EP, with empirical Bayes over the kernel when ``optimize``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels, two classes.
+
+        Returns
+        -------
+        GPClassifierEP
+            The fitted classifier.
+        """
         X, y = validate_data(self, X, y)
         self.classes_ = binary_classes(y, "GPClassifierEP")
         if self.kernel not in KERNELS:
@@ -167,9 +278,21 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
         return result.x, last["state"]
 
     def decision_function(self, X):
-        """``mu / sqrt(1 + sigma^2)`` of the latent predictive distribution: the probit
-        argument of :meth:`predict_proba`, so its order is the probabilities' order and
-        its sign the latent mean's."""
+        """``mu / sqrt(1 + sigma^2)`` of the latent predictive distribution.
+
+        The probit argument of :meth:`predict_proba`, so its order is the probabilities'
+        order and its sign the latent mean's.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores.
+        """
         mean, var = self._latent(X)
         return mean / np.sqrt(1 + var)
 
@@ -186,10 +309,33 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
         return np.zeros(X.shape[0]), kernel_diagonal(self.kernel, X, self.amplitude_)
 
     def predict_proba(self, X):
-        """``Phi(mu / sqrt(1 + sigma^2))`` for the second class (eq. 3.80)."""
+        """``Phi(mu / sqrt(1 + sigma^2))`` for the second class (Rasmussen & Williams, eq. 3.80).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            The probabilities of the two classes.
+        """
         positive = predictive_probability(*self._latent(X))
         return np.column_stack([1 - positive, positive])
 
     def predict(self, X):
+        """The more probable class.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels.
+        """
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

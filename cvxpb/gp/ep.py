@@ -30,7 +30,23 @@ class EPConvergenceWarning(UserWarning):
 
 @dataclass(frozen=True, eq=False)
 class EPState:
-    """The site parameters and what prediction needs."""
+    """The site parameters and what prediction needs.
+
+    Parameters
+    ----------
+    tau : ndarray of shape (n,)
+        The site precisions.
+    nu : ndarray of shape (n,)
+        The site precision-times-means.
+    L : ndarray of shape (n, n)
+        The Cholesky factor of ``B = I + S^1/2 K S^1/2``.
+    log_marginal_likelihood : float
+        ``log Z_EP``.
+    sweeps : int
+        The sweeps run.
+    converged : bool
+        Whether the sites settled.
+    """
 
     tau: np.ndarray  # site precisions
     nu: np.ndarray  # site precision-times-mean
@@ -77,9 +93,31 @@ def _log_marginal(K, y, tau, nu, L, cavity_tau, cavity_nu, offset):
 
 
 def gaussian_terms(K, tau, nu, L, cavity_tau, cavity_nu) -> float:
-    """``log Z_EP - sum_i log Z_i`` of one GP's Gaussian sites: eq. (3.65) without the
-    tilted normalizers ``Z_i``, so a likelihood shared by several GPs adds one such
-    term per GP (GPC+)."""
+    """``log Z_EP - sum_i log Z_i`` of one GP's Gaussian sites.
+
+    Eq. (3.65) of Rasmussen & Williams without the tilted normalizers ``Z_i``, so a
+    likelihood shared by several GPs adds one such term per GP (GPC+).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The prior covariance.
+    tau : ndarray of shape (n,)
+        The site precisions.
+    nu : ndarray of shape (n,)
+        The site precision-times-means.
+    L : ndarray of shape (n, n)
+        The Cholesky factor of ``B``.
+    cavity_tau : ndarray of shape (n,)
+        The cavity precisions.
+    cavity_nu : ndarray of shape (n,)
+        The cavity precision-times-means.
+
+    Returns
+    -------
+    float
+        The Gaussian sites' part of ``log Z_EP``.
+    """
     s = np.sqrt(tau)
     cavity_mean = cavity_nu / cavity_tau
     # (3.65) with tau~ cancelled between its terms, so that tau~_i = 0 is harmless:
@@ -103,19 +141,39 @@ def run_ep(
     offset=None,
     schedule: str = "parallel",
 ):
-    """EP on the kernel matrix ``K`` and labels ``y`` in {-1, +1}; ``init`` warm-starts
-    from another run's sites (as in a hyperparameter search). With ``offset`` the prior
-    mean is ``offset``: EP runs on ``g = f - offset ~ N(0, K)`` with the likelihood
-    ``Phi(y (g + offset))``, so the sites and the posterior are ``g``'s.
+    """Expectation propagation on the kernel matrix ``K`` and labels ``y``.
 
-    ``schedule="parallel"`` updates every site at once from the current marginals, one
-    Cholesky factorization per sweep, extrapolated by Anderson acceleration over the last
-    sweeps (restarted with a half step where the largest change grows); it stops when
-    the largest change a full update proposes is below ``tol``. Where it has not converged in 3/4 of
-    ``max_sweeps``, the sequential schedule of Rasmussen and Williams
-    (``"sequential"``, rank-one updates site by site) continues from its sites for the
-    rest.
-    Both stop at a fixed point of the same EP equations.
+    With ``offset`` the prior mean is ``offset``: EP runs on ``g = f - offset ~ N(0, K)``
+    with the likelihood ``Phi(y (g + offset))``, so the sites and the posterior are
+    ``g``'s. ``schedule="parallel"`` updates every site at once from the current
+    marginals, one Cholesky factorization per sweep, extrapolated by Anderson
+    acceleration over the last sweeps (restarted with a half step where the largest
+    change grows); it stops when the largest change a full update proposes is below
+    ``tol``. Where it has not converged in 3/4 of ``max_sweeps``, the sequential schedule
+    of Rasmussen and Williams (rank-one updates site by site) continues from its sites
+    for the rest. Both stop at a fixed point of the same EP equations.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The prior covariance.
+    y : ndarray of shape (n,)
+        The labels in {-1, +1}.
+    max_sweeps : int, default=100
+        Sweeps at most.
+    tol : float, default=TOL
+        The largest site change at which it stops.
+    init : EPState, optional
+        Another run's sites to start from (as in a hyperparameter search).
+    offset : ndarray of shape (n,), optional
+        The prior mean.
+    schedule : {"parallel", "sequential"}, default="parallel"
+        The update schedule.
+
+    Returns
+    -------
+    EPState
+        The sites, the log marginal likelihood and the convergence.
     """
     n = y.size
     offset = np.zeros(n) if offset is None else np.asarray(offset, dtype=float)
@@ -142,8 +200,26 @@ def run_ep(
 
 
 def marginals(K, tau, nu):
-    """The posterior's variances ``diag(Sigma)``, mean ``Sigma nu`` and the factor ``L``,
-    without forming ``Sigma``."""
+    """The posterior's variances and mean, and the factor ``L``, without forming ``Sigma``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The prior covariance.
+    tau : ndarray of shape (n,)
+        The site precisions.
+    nu : ndarray of shape (n,)
+        The site precision-times-means.
+
+    Returns
+    -------
+    variances : ndarray of shape (n,)
+        ``diag(Sigma)``.
+    means : ndarray of shape (n,)
+        ``Sigma nu``.
+    L : ndarray of shape (n, n)
+        The Cholesky factor of ``B``.
+    """
     L, V = _factor(K, tau)
     return np.diag(K) - np.einsum("ij,ij->j", V, V), K @ nu - V.T @ (V @ nu), L
 
@@ -225,8 +301,26 @@ def _sequential_sweeps(K, y, tau, nu, offset, max_sweeps, tol):
 
 
 def predict_latent(state: EPState, K, K_cross, k_diag):
-    """Latent predictive mean and variance at new points (R&W Algorithm 3.6):
-    ``K_cross`` is ``k(X, X_new)`` (n x m), ``k_diag`` the new points' ``k(x, x)``."""
+    """Latent predictive mean and variance at new points (Rasmussen & Williams, Algorithm 3.6).
+
+    Parameters
+    ----------
+    state : EPState
+        A run's sites.
+    K : ndarray of shape (n, n)
+        The training kernel.
+    K_cross : ndarray of shape (n, m)
+        ``k(X, X_new)``.
+    k_diag : ndarray of shape (m,)
+        The new points' ``k(x, x)``.
+
+    Returns
+    -------
+    mean : ndarray of shape (m,)
+        The latent means.
+    var : ndarray of shape (m,)
+        The latent variances (at least 1e-300).
+    """
     s = np.sqrt(state.tau)
     z = s * cho_solve((state.L, True), s * (K @ state.nu))
     mean = K_cross.T @ (state.nu - z)
@@ -236,15 +330,47 @@ def predict_latent(state: EPState, K, K_cross, k_diag):
 
 
 def predictive_probability(mean, var):
-    """``p(y = +1 | x) = Phi(mu / sqrt(1 + sigma^2))`` (eq. 3.80; Kamesawa et al.'s eq. 23)."""
+    """``p(y = +1 | x) = Phi(mu / sqrt(1 + sigma^2))`` (R&W eq. 3.80; Kamesawa et al.'s eq. 23).
+
+    Parameters
+    ----------
+    mean : ndarray
+        The latent means.
+    var : ndarray
+        The latent variances.
+
+    Returns
+    -------
+    ndarray
+        The probabilities.
+    """
     return ndtr(mean / np.sqrt(1 + var))
 
 
 @one_blas_thread
 def log_marginal_gradient(state: EPState, K, dK_list, d_offset_list=None) -> np.ndarray:
-    """``d log Z_EP / d theta = tr((b b^T - R) dK) / 2 + b^T d offset`` at the EP fixed
-    point, with ``R = S^1/2 B^-1 S^1/2`` and ``b = nu - R K nu`` (R&W eq. 5.27 for EP;
-    with the sites fixed, only ``log N(site means | offset, K + site variances)`` moves)."""
+    """The gradient of ``log Z_EP`` in the hyperparameters at the EP fixed point.
+
+    ``d log Z_EP / d theta = tr((b b^T - R) dK) / 2 + b^T d offset`` with
+    ``R = S^1/2 B^-1 S^1/2`` and ``b = nu - R K nu`` (R&W eq. 5.27 for EP; with the sites
+    fixed, only ``log N(site means | offset, K + site variances)`` moves).
+
+    Parameters
+    ----------
+    state : EPState
+        A run's sites.
+    K : ndarray of shape (n, n)
+        The prior covariance.
+    dK_list : list of ndarray
+        ``dK / d theta_j``.
+    d_offset_list : list of ndarray, optional
+        ``d offset / d theta_j``.
+
+    Returns
+    -------
+    ndarray
+        One derivative per hyperparameter.
+    """
     s = np.sqrt(state.tau)
     R = s[:, None] * cho_solve((state.L, True), np.diag(s))
     b = state.nu - R @ (K @ state.nu)

@@ -55,9 +55,28 @@ TOL = 1e-7
 
 
 def tilted_moments(y, mean_f, var_f, mean_g, var_g):
-    """Means, variances and log normalizer of ``Phi(y f exp(-g/2))`` times the cavity
-    ``N(f | mean_f, var_f) N(g | mean_g, var_g)``, for arrays of sites:
-    ``(mean_f, var_f, mean_g, var_g, log_z)`` of the tilted distribution."""
+    """The moments of ``Phi(y f exp(-g/2))`` times the cavity, for arrays of sites.
+
+    The cavity is ``N(f | mean_f, var_f) N(g | mean_g, var_g)``.
+
+    Parameters
+    ----------
+    y : ndarray
+        The labels in {-1, +1}.
+    mean_f : ndarray
+        The cavity means of ``f``.
+    var_f : ndarray
+        The cavity variances of ``f``.
+    mean_g : ndarray
+        The cavity means of ``g``.
+    var_g : ndarray
+        The cavity variances of ``g``.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(mean_f, var_f, mean_g, var_g, log_z)`` of the tilted distribution.
+    """
     g = mean_g[:, None] + np.sqrt(var_g)[:, None] * NODES[None, :]
     scale = np.sqrt(np.exp(np.minimum(g, 700.0)) + var_f[:, None])  # e^700 ~ 1e304: no inf
     z = (y * mean_f)[:, None] / scale
@@ -76,8 +95,21 @@ def tilted_moments(y, mean_f, var_f, mean_g, var_g):
 
 @dataclass(frozen=True, eq=False)
 class PlusState:
-    """The sites of ``f`` and of ``h = g - mean_g`` (each an :class:`EPState` carrying
-    the shared marginal likelihood), the likelihood, sweeps and convergence."""
+    """The sites of ``f`` and of ``h = g - mean_g``, the likelihood, sweeps and convergence.
+
+    Parameters
+    ----------
+    f : EPState
+        ``f``'s sites (carrying the shared marginal likelihood).
+    h : EPState
+        ``h``'s sites.
+    log_marginal_likelihood : float
+        ``log Z_EP`` of the two.
+    sweeps : int
+        The sweeps run.
+    converged : bool
+        Whether the marginals settled.
+    """
 
     f: EPState
     h: EPState
@@ -92,16 +124,37 @@ def _cavity(tau, nu, variances, means):
 
 @one_blas_thread
 def run_ep_plus(K, K_star, y, mean_g=0.0, max_sweeps=500, tol=TOL, init=None):
-    """EP for GPC+ on the kernel matrices ``K`` (of ``x``) and ``K_star`` (of ``x*``),
-    labels ``y`` in {-1, +1} and ``g``'s prior mean ``mean_g``; ``init`` warm-starts
-    from another run's sites.
+    """EP for GPC+ on the kernels of ``x`` and of ``x*``.
 
     Site precisions are kept non-negative. ``f``'s likelihood is log-concave, so its
     sites never need more; ``g``'s is not, and where its tilted variance exceeds the
     cavity's the site stays flat (precision 0) instead of turning the posterior
     improper, so those sites match the tilted mean but not the variance. Sweeps stop
     when no posterior marginal moves more than ``tol``; not converging is an
-    :class:`EPConvergenceWarning`."""
+    :class:`EPConvergenceWarning`.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The kernel of ``x``.
+    K_star : ndarray of shape (n, n)
+        The kernel of ``x*``.
+    y : ndarray of shape (n,)
+        The labels in {-1, +1}.
+    mean_g : float, default=0.0
+        ``g``'s prior mean.
+    max_sweeps : int, default=500
+        Sweeps at most.
+    tol : float, default=TOL
+        The largest marginal change at which it stops.
+    init : PlusState, optional
+        Another run's sites to start from.
+
+    Returns
+    -------
+    PlusState
+        The sites and the marginal likelihood.
+    """
     n = y.size
     sites = (
         np.zeros(4 * n)
@@ -167,25 +220,33 @@ MEAN_BOUNDS = (-6.0, 6.0)  # g's prior mean: noise standard deviations exp(-3) t
 
 
 class GPCPlusClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
-    """GPC+ (Hernández-Lobato et al., 2014); ``fit(X, y, X_star)`` takes the privileged
-    features ``X_star`` of the training examples, which set each label's noise level.
+    """GPC+ (Hernández-Lobato et al., 2014): privileged features set each label's noise level.
+
+    ``fit(X, y, X_star)`` takes the privileged features ``X_star`` of the training
+    examples. ``g``'s kernel is RBF on ``X_star``; its amplitude, length scale and prior
+    mean maximize the EP marginal likelihood (L-BFGS-B), warm-starting each EP run from
+    the last. Predictions use ``f``'s latent mean: the privileged features are not there
+    at test time.
 
     Parameters
     ----------
     kernel : {"rbf", "linear"}, default="rbf"
         The kernel of ``f`` on ``X``, set by the plain GPC's empirical Bayes on ``X``.
     max_sweeps : int, default=500
-
-    ``g``'s kernel is RBF on ``X_star``; its amplitude, length scale and prior mean
-    maximize the EP marginal likelihood (L-BFGS-B), warm-starting each EP run from the
-    last. Predictions use ``f``'s
-    latent mean: the privileged features are not there at test time.
+        EP sweeps at most.
 
     Attributes
     ----------
-    amplitude_, length_scale_ : the kernel on ``X``
-    noise_amplitude_, noise_length_scale_, noise_mean_ : ``g``'s prior
-    log_marginal_likelihood_, ep_ (a :class:`PlusState`), classes_
+    amplitude_, length_scale_ : float
+        The kernel on ``X``.
+    noise_amplitude_, noise_length_scale_, noise_mean_ : float
+        ``g``'s prior.
+    log_marginal_likelihood_ : float
+        ``log Z_EP``.
+    ep_ : PlusState
+        The sites.
+    classes_ : ndarray of shape (2,)
+        The classes.
     """
 
     def __init__(self, kernel="rbf", max_sweeps=500):
@@ -193,6 +254,22 @@ class GPCPlusClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
         self.max_sweeps = max_sweeps
 
     def fit(self, X, y, X_star=None):
+        """Fit ``f``'s kernel, then ``g``'s prior by the EP marginal likelihood.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels, two classes.
+        X_star : array_like of shape (n_samples, n_privileged)
+            The privileged features of the training examples (required).
+
+        Returns
+        -------
+        GPCPlusClassifier
+            The fitted classifier.
+        """
         X, y = validate_data(self, X, y)
         self.classes_ = binary_classes(y, "GPCPlusClassifier")
         if self.kernel not in KERNELS:
@@ -237,7 +314,18 @@ class GPCPlusClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
         return result.x, state
 
     def decision_function(self, X):
-        """``f``'s latent predictive mean."""
+        """The latent predictive mean of ``f``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive for ``classes_[1]``.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         K_cross = kernel_matrix(self.kernel, self.X_train_, X, self.amplitude_, self.length_scale_)
@@ -245,4 +333,16 @@ class GPCPlusClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
         return predict_latent(self.ep_.f, self.K_, K_cross, diag)[0]
 
     def predict(self, X):
+        """The class on the side of ``f``'s latent mean.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels.
+        """
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -40,35 +40,63 @@ from cvxpb.validation import BinaryOnly, binary_classes, check_privileged
 
 
 def conditional_prior(K, s, rho):
-    """``(m, C, G)``: the target latent's prior given the soft labels, ``G = (K + I)^-1``."""
+    """The target latent's prior given the soft labels (Kamesawa et al.).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The kernel on ``X``.
+    s : ndarray of shape (n,)
+        The soft labels.
+    rho : float
+        The task similarity.
+
+    Returns
+    -------
+    m : ndarray of shape (n,)
+        The prior mean ``rho K G s``.
+    C : ndarray of shape (n, n)
+        The prior covariance ``K - rho^2 K G K``.
+    G : ndarray of shape (n, n)
+        ``(K + I)^-1``.
+    """
     G = np.linalg.inv(K + np.eye(K.shape[0]))
     KG = K @ G
     return rho * KG @ s, K - rho**2 * KG @ K, G
 
 
 class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
-    """Soft-label-transfer GP classification (Kamesawa et al.); ``fit(X, y, X_star)`` takes the
-    privileged features ``X_star`` of the training examples.
+    """Soft-label-transfer GP classification (Kamesawa et al.).
+
+    ``fit(X, y, X_star)`` takes the privileged features ``X_star`` of the training
+    examples.
 
     Parameters
     ----------
     rho : float in [0, 1], default=0.5
         Task similarity; the starting point of the search when ``optimize``.
-    kernel, privileged_kernel : {"rbf", "linear"}, default="rbf"
-        The kernels on ``X`` and on ``X_star``.
-    amplitude, length_scale : float, default=1.0
-        The kernel on ``X`` (the search's start).
+    kernel : {"rbf", "linear"}, default="rbf"
+        The kernel on ``X``.
+    privileged_kernel : {"rbf", "linear"}, default="rbf"
+        The kernel on ``X_star``.
+    amplitude : float, default=1.0
+        The kernel's amplitude on ``X`` (the search's start).
+    length_scale : float, default=1.0
+        The kernel's length scale on ``X`` (the search's start).
     optimize : bool or "length_scale", default=True
         Empirical Bayes: the kernel as the plain GPC's on ``X``, then ``rho`` (and the
         privileged GPC's kernel by its own); ``"length_scale"`` keeps ``amplitude`` on
         ``X``; ``False`` keeps the given values (the privileged GPC then uses a unit
         kernel).
     max_sweeps : int, default=100
+        EP sweeps at most.
 
     Attributes
     ----------
     rho_, amplitude_, length_scale_ : float
+        The values found.
     soft_labels_ : ndarray of shape (n_samples,)
+        The privileged GPC's soft labels.
     privileged_ : GPClassifierEP
         The GPC on the privileged features.
     at_bound_ : tuple of str
@@ -77,7 +105,9 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
     log_marginal_likelihood_ : float
         Eq. (25), conditional on the soft labels.
     ep_ : EPState
+        The sites.
     classes_ : ndarray of shape (2,)
+        The classes.
     """
 
     def __init__(
@@ -99,6 +129,22 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         self.max_sweeps = max_sweeps
 
     def fit(self, X, y, X_star=None):
+        """Fit the privileged GPC, its soft labels, then the target GPC.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+        y : array_like of shape (n_samples,)
+            The labels, two classes.
+        X_star : array_like of shape (n_samples, n_privileged)
+            The privileged features of the training examples (required).
+
+        Returns
+        -------
+        SLTGPClassifier
+            The fitted classifier.
+        """
         X, y = validate_data(self, X, y)
         self.classes_ = binary_classes(y, "SLTGPClassifier")
         for name in ("kernel", "privileged_kernel"):
@@ -159,8 +205,21 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         return np.array([np.log(amplitude), np.log(scale), result.x[0]]), last["state"]
 
     def with_rho(self, rho) -> SLTGPClassifier:
-        """A copy with the task similarity set to ``rho`` and everything else kept (the
-        kernel, the soft labels), its EP rerun: for scanning ``rho`` (Figure 2)."""
+        """A copy with the task similarity set to ``rho``, its EP rerun.
+
+        Everything else is kept (the kernel, the soft labels): for scanning ``rho``
+        (Figure 2).
+
+        Parameters
+        ----------
+        rho : float in [0, 1]
+            The task similarity.
+
+        Returns
+        -------
+        SLTGPClassifier
+            The copy, fitted.
+        """
         check_is_fitted(self)
         if not (np.isscalar(rho) and 0 <= rho <= 1):
             raise ValueError(f"rho must lie in [0, 1], got {rho!r}")
@@ -190,15 +249,49 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         return self.rho_ * K @ (self.G_ @ self.soft_labels_), np.diag(self.C_)
 
     def decision_function(self, X):
-        """``mu / sqrt(1 + sigma^2)`` of the target latent (eq. 23's argument)."""
+        """``mu / sqrt(1 + sigma^2)`` of the target latent (eq. 23's argument).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores.
+        """
         mean, var = self._latent(X)
         return mean / np.sqrt(1 + var)
 
     def predict_proba(self, X):
-        """Eq. (23): ``Phi(mu / sqrt(1 + sigma^2))`` for the second class."""
+        """Eq. (23): ``Phi(mu / sqrt(1 + sigma^2))`` for the second class.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            The probabilities of the two classes.
+        """
         positive = norm.cdf(self.decision_function(X))
         return np.column_stack([1 - positive, positive])
 
     def predict(self, X):
+        """The more probable class.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels.
+        """
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
