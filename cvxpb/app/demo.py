@@ -31,7 +31,21 @@ DEMO_LAMBDAS = np.concatenate([np.geomspace(1e-4, 0.1, 16), np.arange(0.25, 5.01
 
 @dataclass(frozen=True)
 class ClassifierRisks:
-    """Validation risks (the bound's data) and test errors of a family of SVMs."""
+    """Validation risks (the bound's data) and test errors of a family of SVMs.
+
+    Parameters
+    ----------
+    lambdas : ndarray of shape (H,)
+        The regularization parameters.
+    risks : ndarray of shape (H,)
+        The validation risks.
+    test_errors : ndarray of shape (H,)
+        The test errors.
+    m : int
+        The validation examples.
+    description : str
+        How they were made.
+    """
 
     lambdas: np.ndarray
     risks: np.ndarray
@@ -41,7 +55,22 @@ class ClassifierRisks:
 
 
 def breast_cancer_risks(lambdas=DEMO_LAMBDAS, seed: int = 0, progress: bool = False):
-    """Train one RBF SVM per ``lam`` on WDBC and measure validation and test errors."""
+    """Train one RBF SVM per ``lam`` on WDBC and measure validation and test errors.
+
+    Parameters
+    ----------
+    lambdas : array_like, default=DEMO_LAMBDAS
+        The regularization parameters.
+    seed : int, default=0
+        Seeds the split.
+    progress : bool, default=False
+        Show a bar over the SVMs.
+
+    Returns
+    -------
+    ClassifierRisks
+        The risks.
+    """
     X, y = load_breast_cancer(return_X_y=True)
     X_train, X_rest, y_train, y_rest = train_test_split(
         X, y, train_size=0.4, stratify=y, random_state=seed
@@ -66,7 +95,22 @@ def breast_cancer_risks(lambdas=DEMO_LAMBDAS, seed: int = 0, progress: bool = Fa
 
 
 def bound_table(data: ClassifierRisks, delta: float = 0.05, progress: bool = False):
-    """The optimal bound for every distance and divergence, one row each."""
+    """The optimal bound for every distance and divergence, one row each.
+
+    Parameters
+    ----------
+    data : ClassifierRisks
+        The SVMs' risks.
+    delta : float, default=0.05
+        The confidence.
+    progress : bool, default=False
+        Show a bar over the bounds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bound.
+    """
     pairs = [(div, dist) for div in ("chi2", "kl") for dist in DISTANCES_BY_DIVERGENCE[div]]
     rows = []
     for divergence, distance in tqdm(
@@ -90,7 +134,24 @@ def bound_table(data: ClassifierRisks, delta: float = 0.05, progress: bool = Fal
 
 
 def run_demo(delta: float = 0.05, seed: int = 0, progress: bool = False):
-    """Build the risks and the table of optimal bounds."""
+    """Build the risks and the table of optimal bounds.
+
+    Parameters
+    ----------
+    delta : float, default=0.05
+        The confidence.
+    seed : int, default=0
+        Seeds the split.
+    progress : bool, default=False
+        Show progress bars.
+
+    Returns
+    -------
+    data : ClassifierRisks
+        The risks.
+    table : pandas.DataFrame
+        The bounds.
+    """
     start = time.perf_counter()
     data = breast_cancer_risks(seed=seed, progress=progress)
     table = bound_table(data, delta, progress)
@@ -99,7 +160,22 @@ def run_demo(delta: float = 0.05, seed: int = 0, progress: bool = False):
 
 
 def describe(data: ClassifierRisks, table: pd.DataFrame, delta: float) -> str:
-    """The demo's report: the data, what a bound is, the table with the tightest row marked."""
+    """The demo's report: the data, what a bound is, the table with the tightest row marked.
+
+    Parameters
+    ----------
+    data : ClassifierRisks
+        The SVMs' risks.
+    table : pandas.DataFrame
+        The bounds of :func:`bound_table`.
+    delta : float
+        The confidence.
+
+    Returns
+    -------
+    str
+        The report.
+    """
     best = int(table["bound"].idxmin())
     rows = [
         {

@@ -34,18 +34,59 @@ def _check_posterior(posterior, risks=None) -> np.ndarray:
 
 
 def risk_order(posterior, risks) -> np.ndarray:
-    """Classifier indices by increasing risk, ties broken by decreasing weight."""
+    """Classifier indices by increasing risk, ties broken by decreasing weight.
+
+    Parameters
+    ----------
+    posterior : array_like of shape (H,)
+        The posterior.
+    risks : array_like of shape (H,)
+        The classifiers' risks.
+
+    Returns
+    -------
+    ndarray of shape (H,)
+        The order.
+    """
     return np.lexsort((-np.asarray(posterior), np.asarray(risks)))
 
 
 def posterior_cdf(posterior, risks) -> np.ndarray:
-    """``F_Q(i)``, ``i = 1..H``: the mass on the ``i`` classifiers of smallest risk."""
+    """``F_Q(i)``, ``i = 1..H``: the mass on the ``i`` classifiers of smallest risk.
+
+    Parameters
+    ----------
+    posterior : array_like of shape (H,)
+        The posterior.
+    risks : array_like of shape (H,)
+        The classifiers' risks.
+
+    Returns
+    -------
+    ndarray of shape (H,)
+        The CDF.
+    """
     q = _check_posterior(posterior, risks)
     return np.cumsum(q[risk_order(q, risks)])
 
 
 def n_alpha(posterior, risks, alpha: float) -> int:
-    """``N(alpha) = min{i : F_Q(i) >= alpha}`` (Sahu & Hemachandra, eq. 68)."""
+    """``N(alpha) = min{i : F_Q(i) >= alpha}`` (Sahu & Hemachandra, eq. 68).
+
+    Parameters
+    ----------
+    posterior : array_like of shape (H,)
+        The posterior.
+    risks : array_like of shape (H,)
+        The classifiers' risks.
+    alpha : float
+        The mass, in (0, 1].
+
+    Returns
+    -------
+    int
+        ``N(alpha)``.
+    """
     if not 0 < alpha <= 1:
         raise ValueError(f"alpha must lie in (0, 1], got {alpha!r}")
     cdf = posterior_cdf(posterior, risks)
@@ -53,12 +94,38 @@ def n_alpha(posterior, risks, alpha: float) -> int:
 
 
 def hhi(posterior) -> float:
-    """The Herfindahl-Hirschman index as Sahu & Hemachandra uses it: ``||Q||_2``."""
+    """The Herfindahl-Hirschman index as Sahu & Hemachandra use it: ``||Q||_2``.
+
+    Parameters
+    ----------
+    posterior : array_like of shape (H,)
+        The posterior.
+
+    Returns
+    -------
+    float
+        The index.
+    """
     return float(np.linalg.norm(_check_posterior(posterior)))
 
 
 def summary(posterior, risks, alphas=ALPHAS) -> dict:
-    """Support size, ``N(alpha)`` for each ``alpha`` and HHI, as a flat dict."""
+    """Support size, ``N(alpha)`` for each ``alpha`` and HHI, as a flat dict.
+
+    Parameters
+    ----------
+    posterior : array_like of shape (H,)
+        The posterior.
+    risks : array_like of shape (H,)
+        The classifiers' risks.
+    alphas : sequence of float, default=ALPHAS
+        The masses of ``N(alpha)``.
+
+    Returns
+    -------
+    dict
+        The statistics by name.
+    """
     q = _check_posterior(posterior, risks)
     row = {"support": int(np.count_nonzero(q))}
     row.update({f"N({a:g})": n_alpha(q, risks, a) for a in alphas})
@@ -69,10 +136,23 @@ def summary(posterior, risks, alphas=ALPHAS) -> dict:
 def ordered_subset_bounds(problem, sizes=None, progress: bool = False) -> pd.DataFrame:
     """The best bound over posteriors supported on the ``H'`` smallest risks, per ``H'``.
 
-    Columns ``H'``, ``bound`` (rounded outward), ``E_Q[risk]`` and ``divergence``. The
-    bound cannot rise with ``H'`` (the subsets are nested); at ``H' = H`` it is the
-    global optimum. ``sizes`` defaults to every ``H'`` from 1 to the number of
-    classifiers with prior mass. ``progress`` shows a bar over the subsets.
+    The bound cannot rise with ``H'`` (the subsets are nested); at ``H' = H`` it is the
+    global optimum.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    sizes : sequence of int, optional
+        The ``H'``; every one from 1 to the number of classifiers with prior mass by
+        default.
+    progress : bool, default=False
+        Show a bar over the subsets.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``H'``, ``bound`` (rounded outward), ``E_Q[risk]`` and ``divergence``.
     """
     from tqdm.auto import tqdm
 

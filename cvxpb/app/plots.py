@@ -20,7 +20,17 @@ def _pyplot():
 
 
 def plot_cdfs(ax, posteriors: dict, risks):
-    """Each posterior's CDF over the classifiers ordered by risk (Figure 6)."""
+    """Draw each posterior's CDF over the classifiers ordered by risk (Figure 6).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes to draw on.
+    posteriors : dict
+        ``{label: posterior}``.
+    risks : array_like of shape (H,)
+        The classifiers' risks.
+    """
     for label, q in posteriors.items():
         cdf = posterior_cdf(q, risks)
         ax.step(np.arange(1, cdf.size + 1), cdf, where="post", label=label)
@@ -30,8 +40,19 @@ def plot_cdfs(ax, posteriors: dict, risks):
 
 
 def plot_weights(ax, posteriors: dict, risks):
-    """Posterior weight against validation risk: linear decrease for chi2, exponential
-    for KL (Sahu & Hemachandra, Section 8.1)."""
+    """Draw posterior weight against validation risk.
+
+    Linear decrease for chi2, exponential for KL (Sahu & Hemachandra, Section 8.1).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes to draw on.
+    posteriors : dict
+        ``{label: posterior}``.
+    risks : array_like of shape (H,)
+        The classifiers' risks.
+    """
     for label, q in posteriors.items():
         ax.plot(risks, q, "o", markersize=3, alpha=0.7, label=label)
     ax.set(xlabel="validation risk", ylabel="posterior weight")
@@ -39,7 +60,15 @@ def plot_weights(ax, posteriors: dict, risks):
 
 
 def plot_subset_bounds(ax, subsets: dict):
-    """The best bound on the ``H'`` smallest risks, as ``H'`` grows (Figure 1)."""
+    """Draw the best bound on the ``H'`` smallest risks, as ``H'`` grows (Figure 1).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes to draw on.
+    subsets : dict
+        ``{label: table}`` of :func:`cvxpb.app.diagnostics.ordered_subset_bounds`.
+    """
     for label, table in subsets.items():
         ax.plot(table["H'"], table["bound"], label=label)
     ax.set(xlabel="H' (ordered subset size)", ylabel="best bound on the subset")
@@ -47,7 +76,15 @@ def plot_subset_bounds(ax, subsets: dict):
 
 
 def save_dataset_figure(run, path) -> None:
-    """The three panels for one dataset's run, as a PNG at ``path``."""
+    """Save the three panels for one data set's run, as a PNG.
+
+    Parameters
+    ----------
+    run : cvxpb.app.experiments.stochastic_svm.DatasetRun
+        The run: its name, ``m``, risks, posteriors and subset bounds.
+    path : str or path
+        Where to write the PNG.
+    """
     plt = _pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), constrained_layout=True)
     plot_cdfs(axes[0], run.posteriors, run.risks)

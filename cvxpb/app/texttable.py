@@ -3,7 +3,20 @@ without loading pandas)."""
 
 
 def format_table(rows: list[dict], formats: dict[str, str]) -> str:
-    """One line a row; ``formats`` maps each column to a format spec such as ``">9.4f"``."""
+    """Format rows as a text table, one line a row under a header.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows, each ``{column: value}``.
+    formats : dict
+        Each column's format spec, such as ``">9.4f"``.
+
+    Returns
+    -------
+    str
+        The table.
+    """
     cells = [[f"{row[c]:{f}}".strip() for c, f in formats.items()] for row in rows]
     widths = [max([len(c), *(len(line[i]) for line in cells)]) for i, c in enumerate(formats)]
     align = ["<" if f.startswith("<") else ">" for f in formats.values()]
@@ -15,5 +28,13 @@ def format_table(rows: list[dict], formats: dict[str, str]) -> str:
 
 
 def print_table(rows: list[dict], formats: dict[str, str]) -> None:
-    """Print :func:`format_table`."""
+    """Print :func:`format_table`.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows, each ``{column: value}``.
+    formats : dict
+        Each column's format spec, such as ``">9.4f"``.
+    """
     print(format_table(rows, formats))
