@@ -7,7 +7,22 @@ import numpy as np
 
 
 def check_plan(runs, methods, allowed) -> None:
-    """A positive number of runs and methods among ``allowed``, or a ValueError."""
+    """Check a run's plan before any work.
+
+    Parameters
+    ----------
+    runs : int
+        The repetitions (positive).
+    methods : sequence of str
+        The methods asked for.
+    allowed : sequence of str
+        The methods the experiment has.
+
+    Raises
+    ------
+    ValueError
+        For a count below 1 or an unknown method.
+    """
     unknown = [m for m in methods if m not in allowed]
     if unknown:
         raise ValueError(f"methods must be among {allowed}, got {unknown}")
@@ -16,9 +31,27 @@ def check_plan(runs, methods, allowed) -> None:
 
 
 def prepare_output(out, plots: bool) -> bool:
-    """Before any work: ``out`` made and shown to be writable (a ValueError naming
-    ``--out`` otherwise), and whether plots can be drawn: without matplotlib they are
-    skipped with a one-line note on stderr. Returns whether to plot."""
+    """Make ``out`` and show it writable before any work; say whether plots can be drawn.
+
+    Without matplotlib the plots are skipped with a one-line note on stderr.
+
+    Parameters
+    ----------
+    out : str or path
+        The output directory.
+    plots : bool
+        Whether plots were asked for.
+
+    Returns
+    -------
+    bool
+        Whether to plot.
+
+    Raises
+    ------
+    ValueError
+        Naming ``--out`` when it cannot be written.
+    """
     import sys
     from pathlib import Path
 
@@ -45,8 +78,21 @@ def prepare_output(out, plots: bool) -> bool:
 
 
 def save_progress(path, settings, rows, done, rng) -> None:
-    """Keep the rows so far, how many jobs are done and the random stream's state at
-    ``path`` (nothing when ``path`` is None)."""
+    """Keep the rows so far, the jobs done and the random stream's state.
+
+    Parameters
+    ----------
+    path : path or None
+        Where to keep them; nothing is kept when None.
+    settings : dict
+        The run's settings (a resumed run must match them).
+    rows : list of dict
+        The rows so far.
+    done : int
+        The jobs done.
+    rng : numpy.random.Generator
+        The run's random stream.
+    """
     import joblib
 
     if path is None:
@@ -57,8 +103,24 @@ def save_progress(path, settings, rows, done, rng) -> None:
 
 
 def load_progress(path, settings, rng):
-    """``(rows, jobs done)`` kept at ``path`` for these settings, with the random stream
-    put back where it was; ``([], 0)`` if there is nothing to go on from."""
+    """Take back what :func:`save_progress` kept for these settings.
+
+    Parameters
+    ----------
+    path : path or None
+        Where it was kept.
+    settings : dict
+        The run's settings.
+    rng : numpy.random.Generator
+        The run's random stream, put back where it was.
+
+    Returns
+    -------
+    rows : list of dict
+        The rows kept (empty if there is nothing to go on from).
+    done : int
+        The jobs done (0 then).
+    """
     import joblib
 
     if path is None or not path.exists():
@@ -72,15 +134,33 @@ def load_progress(path, settings, rng):
 
 @contextmanager
 def recorded_warnings():
-    """Every warning raised inside, kept in the list this yields (none printed): the
-    runs record them in their rows instead of printing through the progress bar."""
+    """Record every warning raised inside, printing none.
+
+    The runs record them in their rows instead of printing through the progress bar.
+
+    Yields
+    ------
+    list of warnings.WarningMessage
+        The warnings, as they are raised.
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield caught
 
 
 def first_warning(caught) -> str:
-    """The first warning's category and message, without the file it came from."""
+    """The first warning's category and message, without the file it came from.
+
+    Parameters
+    ----------
+    caught : list of warnings.WarningMessage
+        Recorded warnings.
+
+    Returns
+    -------
+    str
+        ``"<Category>: <first line of the message>"``, or ``""`` without one.
+    """
     if not caught:
         return ""
     first = caught[0]
@@ -88,8 +168,20 @@ def first_warning(caught) -> str:
 
 
 def warning_report(rows) -> str:
-    """One line per method that warned: how many warnings, and the first of them
-    (they are collected during the runs, not printed through the progress bar)."""
+    """One line per method that warned: how many warnings, and the first of them.
+
+    They are collected during the runs, not printed through the progress bar.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The runs' rows, with their warning counts and first warnings.
+
+    Returns
+    -------
+    str
+        The report (empty when nothing warned).
+    """
     if "warnings" not in rows or not rows["warnings"].any():
         return "no solver warnings"
     lines = ["solver warnings (collected during the runs):"]

@@ -47,8 +47,28 @@ TREES = 100
 
 
 def one_run(data, mode, trees, bounds, seed) -> tuple[list[dict], dict]:
-    """One 80 : 20 split, one way of measuring: a row per bound and one for the
-    uniform vote, and each bound's posterior."""
+    """One 80 : 20 split, one way of measuring: a row per bound, one for the uniform vote.
+
+    Parameters
+    ----------
+    data : Dataset
+        The data set.
+    mode : {"split", "oob"}
+        How the voters' errors are measured.
+    trees : int
+        The random forest's trees.
+    bounds : sequence of str
+        The bounds to minimize.
+    seed : int
+        Seeds the split and the forest.
+
+    Returns
+    -------
+    rows : list of dict
+        A row per bound and one for the uniform vote.
+    posteriors : dict
+        Each bound's posterior.
+    """
     X_train, X_test, y_train, y_test = train_test_split(
         data.X, data.y, test_size=0.2, random_state=seed, stratify=data.y
     )
@@ -101,9 +121,36 @@ def run_experiment(
     keep=None,
     resume=False,
 ):
-    """``(rows, posteriors)``: every ``(dataset, mode, run, bound)`` row, and the
-    posteriors of the first run per ``(dataset, mode, bound)``. With ``keep`` the work
-    so far is saved after every run, and ``resume=True`` goes on from there."""
+    """Run every ``(dataset, mode, run, bound)``.
+
+    Parameters
+    ----------
+    names : sequence of str, default=DATASETS
+        The data sets.
+    runs : int, default=1
+        The repetitions.
+    modes : sequence of str, default=MODES
+        The ways of measuring the voters' errors.
+    bounds : sequence of str, default=BOUNDS
+        The bounds.
+    trees : int, default=TREES
+        The random forest's trees.
+    random_state : int, default=0
+        Seeds the runs.
+    progress : bool, default=True
+        Show a bar over the units of work.
+    keep : str or path, optional
+        Where the work so far is saved after every run.
+    resume : bool, default=False
+        Go on from what ``keep`` holds.
+
+    Returns
+    -------
+    rows : list of dict
+        Every row.
+    posteriors : dict
+        The posteriors of the first run per ``(dataset, mode, bound)``.
+    """
     from pathlib import Path
 
     from tqdm.auto import tqdm
@@ -138,8 +185,20 @@ def run_experiment(
 
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean bound value and test risk of the vote per dataset, mode and bound, with
-    standard deviations, and how the statuses came out."""
+    """Mean bound value and test risk of the vote per data set, mode and bound.
+
+    With standard deviations, and how the statuses came out.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The runs' rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The summary.
+    """
     grouped = rows.groupby(["dataset", "mode", "bound"], sort=False)
     table = pd.DataFrame(
         {
@@ -157,7 +216,20 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def wide(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
-    """Datasets and modes down, bounds across."""
+    """Data sets and modes down, bounds across.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The :func:`summary`.
+    column : str, default="bound value"
+        The column to spread.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The wide table.
+    """
     first = () if column == "bound value" else ("uniform",)  # the plain vote has no bound
     order = [b for b in (*first, *BOUNDS) if b in set(table["bound"])]
     pivot = table.pivot(index=["dataset", "mode"], columns="bound", values=column)
@@ -165,11 +237,30 @@ def wide(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
 
 
 def write(rows, out, posteriors=None, plots=True) -> list:
-    """``majority_vote_runs.csv``, ``majority_vote.csv`` (:func:`summary`),
+    """Write the runs, their summary, the wide tables, a JSON and the figures under ``out``.
+
+    ``majority_vote_runs.csv``, ``majority_vote.csv`` (:func:`summary`),
     ``majority_vote.json`` (both, and the posteriors), the two :func:`wide` tables
     (``majority_vote_bounds_wide.csv``, ``majority_vote_risks_wide.csv``) and, with
     ``plots``, a figure of each bound against the vote's test risk and one of the
-    posteriors."""
+    posteriors.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows.
+    out : str or path
+        The directory.
+    posteriors : dict, optional
+        The posteriors to write.
+    plots : bool, default=True
+        Draw the figures.
+
+    Returns
+    -------
+    list of path
+        The files written.
+    """
     from pathlib import Path
 
     out = Path(out)

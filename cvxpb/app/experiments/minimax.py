@@ -45,8 +45,27 @@ DEFAULT_METHODS = METHODS[:5]
 
 
 def make(method: str, lam: float, n: int, random_state=None):
-    """The estimator ``method`` with penalty ``lam ||w||^2`` on ``n`` training examples
-    (for ``"MPM"``, the minimax probability machine, ``lam I`` added to the covariances)."""
+    """The estimator ``method`` with penalty ``lam ||w||^2`` on ``n`` training examples.
+
+    For ``"MPM"``, the minimax probability machine, ``lam I`` is added to the
+    covariances.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHODS`.
+    lam : float
+        The penalty.
+    n : int
+        The training examples.
+    random_state : int, optional
+        Seeds a randomized estimator.
+
+    Returns
+    -------
+    estimator
+        An unfitted scikit-learn estimator.
+    """
     if method in ("mmSVM", "mmBC", "mmRBC"):
         return MinimaxClassifier(
             loss="zero_one" if method == "mmSVM" else "brier",
@@ -72,7 +91,32 @@ def _error(estimator, X, y) -> float:
 
 
 def select_and_test(method, X, y, X_test, y_test, lambdas, rng):
-    """``(lam*, test error)``: ``lam`` chosen on a 70 : 30 split of ``(X, y)``."""
+    """Choose ``lam`` on a 70 : 30 split of ``(X, y)``, refit, and test.
+
+    Parameters
+    ----------
+    method : str
+        The method.
+    X : ndarray
+        The training examples.
+    y : ndarray
+        Their labels.
+    X_test : ndarray
+        The test examples.
+    y_test : ndarray
+        Their labels.
+    lambdas : array_like
+        The penalties to choose from.
+    rng : numpy.random.Generator
+        The run's random stream.
+
+    Returns
+    -------
+    lam : float
+        The penalty chosen.
+    error : float
+        The test error.
+    """
     seed = int(rng.integers(2**31))
     X_fit, X_val, y_fit, y_val = train_test_split(X, y, test_size=0.3, random_state=seed)
     errors = [
@@ -84,7 +128,26 @@ def select_and_test(method, X, y, X_test, y_test, lambdas, rng):
 
 
 def one_run(X, y, methods, lambdas, rng) -> list[dict]:
-    """One random 70 : 30 split, every method: rows of (method, lam, test error, seconds)."""
+    """One random 70 : 30 split, every method.
+
+    Parameters
+    ----------
+    X : ndarray
+        The examples.
+    y : ndarray
+        The labels.
+    methods : sequence of str
+        The methods.
+    lambdas : array_like
+        The penalties to choose from.
+    rng : numpy.random.Generator
+        The run's random stream.
+
+    Returns
+    -------
+    list of dict
+        Rows of (method, lam, test error, seconds).
+    """
     seed = int(rng.integers(2**31))
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=seed)
     if np.unique(y_train).size < 2:
@@ -110,11 +173,28 @@ def one_run(X, y, methods, lambdas, rng) -> list[dict]:
 
 
 def synthetic(n: int = 200, d: int = 10_000, random_state=0):
-    """The paper's high-dimensional data, as it states them: ``X_i ~ Bernoulli(0.75)``,
-    ``y = sign(gamma^T x + z)``, ``z ~ N(0, 1)``. The paper does not give ``gamma``; here
-    ``gamma ~ N(0, I / d)``. With uncentered ``x`` the term ``0.75 sum_i gamma_i`` is one
-    offset for all examples, so the classes are unbalanced by an amount that depends on
-    the draw; compare the methods with the ``Majority`` rule."""
+    """The paper's high-dimensional data, as it states them.
+
+    ``X_i ~ Bernoulli(0.75)``, ``y = sign(gamma^T x + z)``, ``z ~ N(0, 1)``. The paper
+    does not give ``gamma``; here ``gamma ~ N(0, I / d)``. With uncentered ``x`` the term
+    ``0.75 sum_i gamma_i`` is one offset for all examples, so the classes are unbalanced
+    by an amount that depends on the draw; compare the methods with the ``Majority``
+    rule.
+
+    Parameters
+    ----------
+    n : int, default=200
+        The examples.
+    d : int, default=10000
+        The features.
+    random_state : int, default=0
+        Seeds the draw.
+
+    Returns
+    -------
+    Dataset
+        The data.
+    """
     rng = np.random.default_rng(random_state)
     X = (rng.random((n, d)) < 0.75).astype(float)
     gamma = rng.normal(size=d) / np.sqrt(d)
@@ -132,12 +212,35 @@ def run_experiment(
     keep=None,
     resume=False,
 ) -> pd.DataFrame:
-    """Every ``(dataset, run, method)`` row; ``"synthetic"`` is :func:`synthetic`.
+    """Run every ``(dataset, run, method)``; ``"synthetic"`` is :func:`synthetic`.
 
-    The runs draw their splits from one random stream in turn. With ``keep`` (a
-    directory) the rows so far and the stream's state are saved after every run, and
-    ``resume=True`` goes on from there (for the same settings), so a resumed run gives
-    the rows an uninterrupted one would.
+    The runs draw their splits from one random stream in turn. With ``keep`` the rows so
+    far and the stream's state are saved after every run, so a resumed run gives the rows
+    an uninterrupted one would.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The data sets.
+    runs : int, default=20
+        The repetitions.
+    methods : sequence of str, default=DEFAULT_METHODS
+        The methods.
+    lambdas : array_like, default=LAMBDAS
+        The penalties to choose from.
+    random_state : int, default=0
+        Seeds the stream.
+    progress : bool, default=True
+        Show a bar over the units of work.
+    keep : str or path, optional
+        A directory where finished work is saved at once.
+    resume : bool, default=False
+        Take back the work saved under ``keep`` with the same settings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Every row.
     """
     from tqdm.auto import tqdm
 
@@ -162,7 +265,18 @@ def _progress_path(keep):
 
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean test error (%) and its standard error per dataset and method (Table 1)."""
+    """Mean test error (%) and its standard error per data set and method (Table 1).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The runs' rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The summary.
+    """
     grouped = rows.groupby(["dataset", "method"], sort=False)["test error"]
     table = pd.DataFrame(
         {"error %": 100 * grouped.mean(), "se %": 100 * grouped.sem(), "runs": grouped.size()}
@@ -173,8 +287,20 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def write(rows: pd.DataFrame, out) -> list:
-    """``minimax_runs.csv`` (every run), ``minimax.csv`` (:func:`summary`) and
-    ``minimax.json`` (both) under ``out``; returns the paths."""
+    """Write ``minimax_runs.csv``, ``minimax.csv`` (:func:`summary`), ``minimax.json``.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The runs' rows.
+    out : str or path
+        The directory.
+
+    Returns
+    -------
+    list of path
+        The files written.
+    """
     from pathlib import Path
 
     out = Path(out)

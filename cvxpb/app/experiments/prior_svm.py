@@ -82,7 +82,34 @@ def _cross_validated(svc, X, y, X_test, y_test, seed) -> dict:
 
 
 def grid_point(X, y, X_test, y_test, C, gamma, seed, methods=METHODS, c_grid=C_GRID) -> list[dict]:
-    """Every method at one ``(C, gamma)``: rows of (method, bound, test error)."""
+    """Every method at one ``(C, gamma)``.
+
+    Parameters
+    ----------
+    X : ndarray
+        The training examples.
+    y : ndarray
+        Their labels.
+    X_test : ndarray
+        The test examples.
+    y_test : ndarray
+        Their labels.
+    C : float
+        The SVMs' trade-off.
+    gamma : float
+        The RBF width.
+    seed : int
+        Seeds the prior/posterior split and the folds.
+    methods : sequence of str, default=METHODS
+        The methods.
+    c_grid : sequence of float, default=C_GRID
+        The grid of ``C`` (for the cross-validation).
+
+    Returns
+    -------
+    list of dict
+        Rows of (method, bound, test error).
+    """
     rows = []
     X_prior, X_rest, y_prior, y_rest = train_test_split(
         X, y, train_size=0.5, stratify=y, random_state=seed
@@ -142,7 +169,32 @@ def _split(data, k, fraction, random_state):
 
 
 def grid_cell(data, k, fraction, factor, C, methods, random_state, c_grid=C_GRID) -> list[dict]:
-    """Every method at one ``(sigma factor, C)`` of repetition ``k``: the unit of work."""
+    """Every method at one ``(sigma factor, C)`` of repetition ``k``: the unit of work.
+
+    Parameters
+    ----------
+    data : Dataset
+        The data set.
+    k : int
+        The repetition.
+    fraction : float
+        The share of the training part used.
+    factor : float
+        The RBF width's factor.
+    C : float
+        The SVMs' trade-off.
+    methods : sequence of str
+        The methods.
+    random_state : int
+        Seeds the repetitions.
+    c_grid : sequence of float, default=C_GRID
+        The grid of ``C``.
+
+    Returns
+    -------
+    list of dict
+        The rows.
+    """
     X, y, X_test, y_test, seed = _split(data, k, fraction, random_state)
     gamma = 1 / (2 * (factor * np.sqrt(X.shape[1])) ** 2)
     where = {"dataset": data.name, "run": k, "fraction": fraction, "m": y.size}
@@ -155,7 +207,30 @@ def grid_cell(data, k, fraction, factor, C, methods, random_state, c_grid=C_GRID
 def repetition(
     data, k, fraction, methods, random_state, c_grid=C_GRID, sigma_factors=SIGMA_FACTORS
 ) -> list[dict]:
-    """One 80 : 20 split, a ``fraction`` of its training part, the whole grid."""
+    """One 80 : 20 split, a ``fraction`` of its training part, the whole grid.
+
+    Parameters
+    ----------
+    data : Dataset
+        The data set.
+    k : int
+        The repetition.
+    fraction : float
+        The share of the training part used.
+    methods : sequence of str
+        The methods.
+    random_state : int
+        Seeds the repetitions.
+    c_grid : sequence of float, default=C_GRID
+        The grid of ``C``.
+    sigma_factors : sequence of float, default=SIGMA_FACTORS
+        The RBF width's factors.
+
+    Returns
+    -------
+    list of dict
+        The rows.
+    """
     return [
         row
         for factor in sigma_factors
@@ -177,12 +252,41 @@ def run_experiment(
     keep=None,
     resume=False,
 ) -> pd.DataFrame:
-    """The whole grid for every dataset, repetition and fraction (a tidy table).
+    """Run the whole grid for every data set, repetition and fraction.
 
     The unit of work is a grid cell (one ``C`` and ``sigma`` of one repetition); the
-    progress bar counts them. With ``keep`` (a directory) each finished cell is saved
-    there at once, and ``resume=True`` takes the saved ones back (those made with the
-    same settings)."""
+    progress bar counts them.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The data sets.
+    runs : int, default=5
+        The repetitions.
+    fractions : sequence of float, default=(1.0,)
+        The shares of the training part.
+    methods : sequence of str, default=DEFAULT_METHODS
+        The methods.
+    random_state : int, default=0
+        Seeds the repetitions.
+    n_jobs : int, optional
+        The number of workers (joblib's).
+    progress : bool, default=True
+        Show a bar over the units of work.
+    c_grid : sequence of float, default=C_GRID
+        The grid of ``C``.
+    sigma_factors : sequence of float, default=SIGMA_FACTORS
+        The RBF width's factors.
+    keep : str or path, optional
+        A directory where finished work is saved at once.
+    resume : bool, default=False
+        Take back the work saved under ``keep`` with the same settings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A tidy table of every grid point.
+    """
     check_plan(runs, methods, METHODS)
     if any(not 0 < f <= 1 for f in fractions):
         raise ValueError(f"fractions must lie in (0, 1], got {fractions}")
@@ -205,23 +309,58 @@ def run_experiment(
 
 
 def criterion(grid: pd.DataFrame) -> pd.Series:
-    """What each row is selected by: its bound, or for ``SVM+10FCV`` its CV error."""
+    """What each row is selected by: its bound, or for ``SVM+10FCV`` its CV error.
+
+    Parameters
+    ----------
+    grid : pandas.DataFrame
+        Every grid point's rows.
+
+    Returns
+    -------
+    pandas.Series
+        The criterion.
+    """
     if "cv error" not in grid:
         return grid["bound"]
     return grid["bound"].where(grid["method"] != CV_METHOD, grid["cv error"])
 
 
 def selected(grid: pd.DataFrame) -> pd.DataFrame:
-    """Per repetition and method, the grid point of least bound (model selection), or of
-    least cross-validation error for ``SVM+10FCV``."""
+    """Per repetition and method, the grid point of least bound (model selection).
+
+    Or of least cross-validation error for ``SVM+10FCV``.
+
+    Parameters
+    ----------
+    grid : pandas.DataFrame
+        Every grid point's rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The selected rows.
+    """
     keys = ["dataset", "fraction", "run", "method"]
     best = criterion(grid).groupby([grid[k] for k in keys], sort=False).idxmin()
     return grid.loc[best].reset_index(drop=True)
 
 
 def summary(grid: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard deviation over repetitions of the selected bound and test
-    error (the paper's Tables 2-5); ``SVM+10FCV`` has no bound (empty)."""
+    """Mean and standard deviation over repetitions of the selected bound and test error.
+
+    The paper's Tables 2-5; ``SVM+10FCV`` has no bound (empty).
+
+    Parameters
+    ----------
+    grid : pandas.DataFrame
+        Every grid point's rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The summary.
+    """
     best = selected(grid)
     grouped = best.groupby(["dataset", "fraction", "method"], sort=False)
     table = grouped.agg(
@@ -235,9 +374,26 @@ def summary(grid: pd.DataFrame) -> pd.DataFrame:
 
 
 def write(grid: pd.DataFrame, out, plots: bool = True) -> list:
-    """``prior_svm_grid.csv`` (every grid point), ``prior_svm.csv`` (:func:`summary`) and,
-    with ``plots``, ``prior_svm_fractions.png`` (bound against training-set size,
-    Figures 1-3) and ``prior_svm_C.png`` (bound and test error against C, Figure 4)."""
+    """Write the grid, its summary and the figures under ``out``.
+
+    ``prior_svm_grid.csv`` (every grid point), ``prior_svm.csv`` (:func:`summary`) and,
+    with ``plots``, ``prior_svm_fractions.png`` (bound against training-set size, Figures
+    1-3) and ``prior_svm_C.png`` (bound and test error against C, Figure 4).
+
+    Parameters
+    ----------
+    grid : pandas.DataFrame
+        Every grid point's rows.
+    out : str or path
+        The directory.
+    plots : bool, default=True
+        Draw the figures.
+
+    Returns
+    -------
+    list of path
+        The files written.
+    """
     from pathlib import Path
 
     out = Path(out)

@@ -55,17 +55,46 @@ def _options(setting) -> dict:
 
 
 def theorem_1_value(clf) -> float:
-    """Eq. (29) at ``delta = 0.05``, ``sigma0^2 = 0.1``, as the paper uses it: an objective
-    for ``rho``. SLT-GP's informative prior mean breaks condition (28), so it is not
-    reported as a bound (the warning saying so is silenced here, deliberately)."""
+    """Eq. (29) at ``delta = 0.05``, ``sigma0^2 = 0.1``, as the paper uses it.
+
+    An objective for ``rho``.
+    SLT-GP's informative prior mean breaks condition (28), so it is not reported as a
+    bound (the warning saying so is silenced here, deliberately).
+
+    Parameters
+    ----------
+    clf : SLTGPClassifier
+        A fitted classifier.
+
+    Returns
+    -------
+    float
+        The value of eq. (29).
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SubGaussianWarning)
         return clf.pac_bayes_bound(DELTA, SIGMA0_SQ)
 
 
 def rho_scan(slt, X_test, y_test, grid=RHO_GRID) -> dict:
-    """Over ``grid``, the ``rho`` of least eq. (29) value and of least test risk
-    (Figure 2)."""
+    """Over ``grid``, the ``rho`` of least eq. (29) value and of least test risk (Figure 2).
+
+    Parameters
+    ----------
+    slt : SLTGPClassifier
+        A fitted classifier.
+    X_test : ndarray
+        The test examples.
+    y_test : ndarray
+        Their labels.
+    grid : array_like, default=RHO_GRID
+        The values of ``rho``.
+
+    Returns
+    -------
+    dict
+        The two ``rho`` and their values.
+    """
     fits = [slt.with_rho(rho) for rho in grid]
     values = [theorem_1_value(fit) for fit in fits]
     risks = [fit.gibbs_risk(X_test, y_test) for fit in fits]
@@ -76,8 +105,28 @@ def rho_scan(slt, X_test, y_test, grid=RHO_GRID) -> dict:
 
 
 def one_fit(setting, k, method, r=0.0, random_state=0, n_train=200) -> dict:
-    """``method`` on draw ``k``: a row of (method, accuracy %, seconds, rho, ...); the
-    unit of work of :func:`run_experiment`."""
+    """``method`` on draw ``k``: the unit of work of :func:`run_experiment`.
+
+    Parameters
+    ----------
+    setting : str
+        The data-generating process.
+    k : int
+        The draw.
+    method : str
+        One of :data:`METHODS`.
+    r : float, default=0.0
+        The noise share of ``noisy_latent_gp``.
+    random_state : int, default=0
+        Seeds the draws.
+    n_train : int, default=200
+        The training examples.
+
+    Returns
+    -------
+    dict
+        A row of (method, accuracy %, seconds, rho, ...).
+    """
     seed = int(np.random.SeedSequence([random_state, k]).generate_state(1)[0])
     train, test = datasets.privileged(setting, n_train=n_train, random_state=seed, r=r)
     options = _options(setting)
@@ -124,7 +173,26 @@ def _fit_and_predict(method, options, train, test):
 
 
 def one_repeat(setting, k, r=0.0, random_state=0, n_train=200) -> list[dict]:
-    """Every method on one draw."""
+    """Every method on one draw.
+
+    Parameters
+    ----------
+    setting : str
+        The data-generating process.
+    k : int
+        The draw.
+    r : float, default=0.0
+        The noise share of ``noisy_latent_gp``.
+    random_state : int, default=0
+        Seeds the draws.
+    n_train : int, default=200
+        The training examples.
+
+    Returns
+    -------
+    list of dict
+        A row per method.
+    """
     return [one_fit(setting, k, method, r, random_state, n_train) for method in METHODS]
 
 
@@ -140,12 +208,40 @@ def run_experiment(
     resume=False,
     methods=METHODS,
 ) -> pd.DataFrame:
-    """All repeats of all settings and training-set ``sizes`` (``r_values`` apply to
-    ``noisy_latent_gp``) for each of ``methods``. The unit of work, which the progress
-    bar counts, is one method's fit on one draw; a draw depends on the setting, the
-    repeat and ``random_state`` only, so runs of different methods pair up. With
-    ``keep`` (a directory) each finished fit is saved there at once, and
-    ``resume=True`` takes the saved ones back."""
+    """Run all repeats of all settings and training-set sizes for each method.
+
+    The unit of work, which the progress bar counts, is one method's fit on one draw; a
+    draw depends on the setting, the repeat and ``random_state`` only, so runs of
+    different methods pair up.
+
+    Parameters
+    ----------
+    settings : sequence of str
+        The data-generating processes.
+    repeats : int, default=5
+        The draws.
+    r_values : sequence of float, default=(0.0,)
+        The noise shares of ``noisy_latent_gp``.
+    random_state : int, default=0
+        Seeds the draws.
+    n_jobs : int, optional
+        The number of workers (joblib's).
+    progress : bool, default=True
+        Show a bar over the units of work.
+    sizes : sequence of int, default=(200,)
+        The training-set sizes.
+    keep : str or path, optional
+        A directory where finished work is saved at once.
+    resume : bool, default=False
+        Take back the work saved under ``keep`` with the same settings.
+    methods : sequence of str, default=METHODS
+        The methods.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Every row.
+    """
     from joblib import delayed
 
     unknown = [s for s in settings if s not in datasets.PRIVILEGED]
@@ -172,9 +268,21 @@ def run_experiment(
 
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard deviation of the accuracy per setting, r, size and method
-    (Table 3), with the mean seconds and, for SLT-GP, the mean rho (empirical Bayes and
-    of least test risk), bound and test risk."""
+    """Mean and standard deviation of the accuracy per setting, r, size and method (Table 3).
+
+    With the mean seconds and, for SLT-GP, the mean rho (empirical Bayes and of least
+    test risk), bound and test risk.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The runs' rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The summary.
+    """
     columns = {
         "accuracy": ("accuracy", "mean"),
         "accuracy_sd": ("accuracy", "std"),
@@ -192,10 +300,27 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def write(rows: pd.DataFrame, out, plots: bool = True) -> list:
-    """``slt_gp_runs.csv`` (every repeat), ``slt_gp.csv`` (:func:`summary`) and, with
+    """Write the runs, their summary and the figures under ``out``.
+
+    ``slt_gp_runs.csv`` (every repeat), ``slt_gp.csv`` (:func:`summary`) and, with
     ``plots``, ``slt_gp_time.png`` (accuracy against seconds over the sizes, Figure 1)
     when there are several sizes and ``slt_gp_rho.png`` (Figure 2) when
-    ``noisy_latent_gp`` ran at several ``r``."""
+    ``noisy_latent_gp`` ran at several ``r``.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The runs' rows.
+    out : str or path
+        The directory.
+    plots : bool, default=True
+        Draw the figures.
+
+    Returns
+    -------
+    list of path
+        The files written.
+    """
     from pathlib import Path
 
     out = Path(out)

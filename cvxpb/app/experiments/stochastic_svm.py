@@ -49,7 +49,39 @@ CV_PAIR = ("sq", "chi2")  # the pair Table 4 compares with CV
 
 @dataclass(eq=False)
 class DatasetRun:
-    """Everything one dataset's run produced: the family's data, posteriors, rows."""
+    """Everything one data set's run produced: the family's data, posteriors, rows.
+
+    Parameters
+    ----------
+    name : str
+        The data set.
+    description : str
+        Where it comes from.
+    n : int
+        The examples.
+    m : int
+        The validation examples per SVM.
+    t : int
+        The test examples.
+    gamma : float
+        The RBF width.
+    lambdas : ndarray of shape (H,)
+        The regularization parameters.
+    risks : ndarray of shape (H,)
+        The SVMs' validation risks.
+    test_errors : ndarray of shape (H,)
+        Their test errors.
+    svm_seconds : float
+        The time to train the family.
+    rows : list of dict, default=[]
+        A row per (distance, divergence).
+    posteriors : dict, default={}
+        The optimal posteriors.
+    subsets : dict, default={}
+        The ordered-subset bounds (Figure 1).
+    cv : dict or None, default=None
+        The cross-validated SVM.
+    """
 
     name: str
     description: str
@@ -68,8 +100,26 @@ class DatasetRun:
 
 
 def split(data, random_state=0):
-    """``(X_rest, y_rest, X_test, y_test)``: a stratified 20% test part held out, and all
-    features standardized with the remaining 80%'s mean and standard deviation."""
+    """Hold out a stratified 20% test part and standardize with the other 80%.
+
+    Parameters
+    ----------
+    data : Dataset
+        The data set.
+    random_state : int, default=0
+        Seeds the split.
+
+    Returns
+    -------
+    X_rest : ndarray
+        The 80%, standardized.
+    y_rest : ndarray
+        Their labels.
+    X_test : ndarray
+        The 20%, standardized with the 80%'s mean and standard deviation.
+    y_test : ndarray
+        Their labels.
+    """
     X_rest, X_test, y_rest, y_test = train_test_split(
         data.X, data.y, test_size=0.2, stratify=data.y, random_state=random_state
     )
@@ -116,11 +166,38 @@ def run_dataset(
     progress: bool = False,
     cost: str = COSTS[0],
 ) -> DatasetRun:
-    """Sahu & Hemachandra's pipeline on one dataset (see the module's docstring).
+    """Run Sahu & Hemachandra's pipeline on one data set (see the module's text).
 
-    ``folds=None`` skips the CV baseline; ``subsets=False`` skips the ordered-subset
-    bounds of Figure 1 (computed for the chi2 pairs); ``cost`` maps ``lam`` to libsvm's
-    ``C`` (:data:`cvxpb.svm.grid.COSTS`), for the family and the CV alike.
+    Parameters
+    ----------
+    name : str
+        The data set.
+    delta : float, default=0.05
+        The confidence.
+    constants : {"exact", "paper"}, default="exact"
+        The bound's constant.
+    method : str, default="exact"
+        How each bound is minimized.
+    lambdas : array_like, optional
+        The regularization parameters; the paper's 158-value grid by default.
+    folds : int or None, default=5
+        The CV baseline's folds; None skips it.
+    subsets : bool, default=True
+        Compute the ordered-subset bounds of Figure 1 (for the chi2 pairs).
+    random_state : int, default=0
+        Seeds the splits.
+    n_jobs : int, optional
+        The number of workers (joblib's).
+    progress : bool, default=False
+        Show bars.
+    cost : {"1/(lam n)", "1/lam"}, default="1/(lam n)"
+        How ``lam`` becomes libsvm's ``C`` (:data:`cvxpb.svm.grid.COSTS`), for the family
+        and the CV alike.
+
+    Returns
+    -------
+    DatasetRun
+        The run.
     """
     delta, cost = check_delta(delta), check_cost(cost)
     lambdas = lambda_grid() if lambdas is None else check_lambdas(lambdas)
@@ -189,13 +266,38 @@ def _cv_row(run, data, folds, random_state, n_jobs, cost) -> dict:
 
 
 def results_table(runs) -> pd.DataFrame:
-    """One row per dataset and (distance, divergence): the tidy results."""
+    """One row per data set and (distance, divergence): the tidy results.
+
+    Parameters
+    ----------
+    runs : list of DatasetRun
+        The data sets' runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The results.
+    """
     return pd.DataFrame([row for run in runs for row in run.rows])
 
 
 def bounds_table(results: pd.DataFrame, divergence: str = "chi2") -> pd.DataFrame:
-    """Bounds and test errors, a row per dataset and a column per distance (Sahu & Hemachandra,
-    Table 3 for chi2)."""
+    """Tabulate bounds and test errors, a row per data set and a column per distance.
+
+    Sahu & Hemachandra's Table 3 for chi2.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The :func:`results_table`.
+    divergence : str, default="chi2"
+        The divergence shown.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+    """
     rows = results[results["divergence"] == divergence]
     wide = rows.pivot(index="dataset", columns="distance", values=["bound", "test error"])
     order = [d for d in DISTANCES_BY_DIVERGENCE[divergence] if d in set(rows["distance"])]
@@ -205,20 +307,58 @@ def bounds_table(results: pd.DataFrame, divergence: str = "chi2") -> pd.DataFram
 
 
 def spread_table(results: pd.DataFrame, divergence: str = "chi2") -> pd.DataFrame:
-    """Support, N(alpha) and HHI per dataset and distance (Sahu & Hemachandra, Table 9)."""
+    """Support, N(alpha) and HHI per data set and distance (Sahu & Hemachandra, Table 9).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The :func:`results_table`.
+    divergence : str, default="chi2"
+        The divergence shown.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+    """
     rows = results[results["divergence"] == divergence]
     columns = ["dataset", "distance", "support", *[f"N({a:g})" for a in ALPHAS], "HHI"]
     return rows[columns].reset_index(drop=True)
 
 
 def cv_table(runs) -> pd.DataFrame:
-    """One row per dataset: CV against the sq-chi2 stochastic SVM (Sahu & Hemachandra, Table 4)."""
+    """One row per data set: CV against the sq-chi2 stochastic SVM (Sahu & Hemachandra, Table 4).
+
+    Parameters
+    ----------
+    runs : list of DatasetRun
+        The data sets' runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+    """
     return pd.DataFrame([run.cv for run in runs if run.cv is not None])
 
 
 def to_json(runs, settings: dict) -> dict:
-    """Everything needed to check the tables again: each family's risks and test
-    errors, the posteriors, and the rows."""
+    """Everything needed to check the tables again, as JSON-able data.
+
+    Each family's risks and test errors, the posteriors, and the rows.
+
+    Parameters
+    ----------
+    runs : list of DatasetRun
+        The data sets' runs.
+    settings : dict
+        The run's settings.
+
+    Returns
+    -------
+    dict
+        The payload.
+    """
     return {
         "settings": settings,
         "datasets": [
@@ -245,17 +385,37 @@ def to_json(runs, settings: dict) -> dict:
 def run_experiment(
     names, out=None, plots: bool = True, progress: bool = True, resume: bool = False, **options
 ):
-    """:func:`run_dataset` on each of ``names``; with ``out``, writes there
-    ``stochastic_svm.csv`` (:func:`results_table`), ``stochastic_svm_cv.csv``
-    (:func:`cv_table`), ``stochastic_svm_bounds.csv`` (:func:`bounds_table`),
-    ``stochastic_svm_spread.csv`` (:func:`spread_table`), ``stochastic_svm.json``
-    (:func:`to_json`) and, with ``plots``, a PNG per dataset. Returns the runs.
+    """Run :func:`run_dataset` on each data set and write the results.
 
-    Everything that can be checked is checked first: the dataset names, the method
-    (it must apply to every bound of the table), ``out`` and matplotlib. Each finished
-    dataset is saved under ``out/.finished/`` at once (:func:`cvxpb.parallel.run_kept`),
-    so an interrupted run keeps it, and ``resume=True`` takes it from there instead of
+    With ``out``, writes there ``stochastic_svm.csv`` (:func:`results_table`),
+    ``stochastic_svm_cv.csv`` (:func:`cv_table`), ``stochastic_svm_bounds.csv``
+    (:func:`bounds_table`), ``stochastic_svm_spread.csv`` (:func:`spread_table`),
+    ``stochastic_svm.json`` (:func:`to_json`) and, with ``plots``, a PNG per data set.
+    Everything that can be checked is checked first: the data set names, the method (it
+    must apply to every bound of the table), ``out`` and matplotlib. Each finished data
+    set is saved under ``out/.finished/`` at once (:func:`cvxpb.parallel.run_kept`), so
+    an interrupted run keeps it, and ``resume=True`` takes it from there instead of
     computing it again (when it was made with the same settings).
+
+    Parameters
+    ----------
+    names : sequence of str
+        The data sets.
+    out : str or path, optional
+        The output directory.
+    plots : bool, default=True
+        Draw the figures.
+    progress : bool, default=True
+        Show bars.
+    resume : bool, default=False
+        Take the finished data sets kept under ``out``.
+    **options
+        The options of :func:`run_dataset`.
+
+    Returns
+    -------
+    list of DatasetRun
+        The runs.
     """
     from pathlib import Path
 
@@ -302,7 +462,24 @@ def _settings(options) -> dict:
 
 
 def write(runs, out, settings: dict, plots: bool = True) -> list:
-    """The tables, the JSON and the figures of ``runs`` under ``out``; returns the paths."""
+    """Write the tables, the JSON and the figures of ``runs`` under ``out``.
+
+    Parameters
+    ----------
+    runs : list of DatasetRun
+        The data sets' runs.
+    out : str or path
+        The directory.
+    settings : dict
+        The run's settings.
+    plots : bool, default=True
+        Draw the figures.
+
+    Returns
+    -------
+    list of path
+        The files written.
+    """
     from pathlib import Path
 
     out = Path(out)

@@ -52,8 +52,26 @@ def _method_columns(problem, test_errors, method: str) -> dict:
 
 
 def methods_table(payload: dict, sizes=SIZES, delta=None, progress=False) -> pd.DataFrame:
-    """Tables 6 and 7: kl-chi2 by ``exact``, ``fixed_point`` and ``nlp`` on each prefix
-    (``nlp`` up to :data:`NLP_LARGEST` classifiers); ``delta`` defaults to the run's."""
+    """Tabulate kl-chi2 by ``exact``, ``fixed_point`` and ``nlp`` on each prefix (Tables 6, 7).
+
+    ``nlp`` runs up to :data:`NLP_LARGEST` classifiers.
+
+    Parameters
+    ----------
+    payload : dict
+        A ``stochastic-svm`` run's JSON, made with ``--H``.
+    sizes : sequence of int, default=SIZES
+        The prefixes of the family.
+    delta : float, optional
+        The confidence; the run's by default.
+    progress : bool, default=False
+        Show a bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+    """
     delta = check_delta(payload["settings"]["delta"] if delta is None else delta)
     rows = []
     cases = [(data, size) for data in payload["datasets"] for size in sizes]
@@ -71,9 +89,31 @@ def methods_table(payload: dict, sizes=SIZES, delta=None, progress=False) -> pd.
 def ccp_table(
     payload: dict, size=50, starts=200, delta=None, random_state=0, progress=False
 ) -> pd.DataFrame:
-    """Table 8: kl-chi2 by the convex-concave procedure from ``starts`` Dirichlet(1)
-    starts on the first ``size`` SVMs, against the fixed point and the certified
-    optimum; the range, mean and sd of the bounds and test errors the starts reach."""
+    """Table 8: kl-chi2 by the convex-concave procedure from Dirichlet(1) starts.
+
+    On the first ``size`` SVMs, against the fixed point and the certified optimum; the
+    range, mean and sd of the bounds and test errors the starts reach.
+
+    Parameters
+    ----------
+    payload : dict
+        A ``stochastic-svm`` run's JSON, made with ``--H``.
+    size : int, default=50
+        The SVMs.
+    starts : int, default=200
+        The starts.
+    delta : float, optional
+        The confidence; the run's by default.
+    random_state : int, default=0
+        Seeds the starts.
+    progress : bool, default=False
+        Show a bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+    """
     delta = check_delta(payload["settings"]["delta"] if delta is None else delta)
     rows = []
     for data in tqdm(payload["datasets"], desc="CCP starts", disable=not progress):
@@ -111,8 +151,22 @@ def ccp_table(
 
 
 def concentration_table(payload: dict, size=1000, delta=0.01) -> pd.DataFrame:
-    """Table 9: support, ``N(alpha)`` and HHI of the exact chi2 posteriors on the first
-    ``size`` SVMs at ``delta``."""
+    """Table 9: support, ``N(alpha)`` and HHI of the exact chi2 posteriors.
+
+    Parameters
+    ----------
+    payload : dict
+        A ``stochastic-svm`` run's JSON, made with ``--H``.
+    size : int, default=1000
+        The first SVMs taken.
+    delta : float, default=0.01
+        The confidence.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+    """
     delta = check_delta(delta)
     rows = []
     for data in payload["datasets"]:
@@ -125,8 +179,22 @@ def concentration_table(payload: dict, size=1000, delta=0.01) -> pd.DataFrame:
 
 
 def support_table(payload: dict, cases, deltas=DELTAS) -> pd.DataFrame:
-    """Figures 4 and 5: the optimal posterior's support on a whole family against
-    ``delta``, for each ``(dataset, distance, method)`` of ``cases``."""
+    """Tabulate the optimal posterior's support on a whole family against ``delta`` (Figures 4, 5).
+
+    Parameters
+    ----------
+    payload : dict
+        A ``stochastic-svm`` run's JSON, made with ``--H``.
+    cases : sequence of tuple
+        ``(dataset, distance, method)`` triples.
+    deltas : sequence of float, default=DELTAS
+        The confidences.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+    """
     deltas = [check_delta(d) for d in deltas]
     by_name = {data["name"]: data for data in payload["datasets"]}
     rows = []
@@ -146,7 +214,24 @@ FIGURE_CASES = (("bupa", "linear", "exact"), ("spambase", "kl", "fixed_point"))
 
 
 def write(payload: dict, out, starts=200, progress=True) -> list:
-    """All four tables of ``payload`` as CSV files under ``out``; returns the paths."""
+    """Write all four tables of ``payload`` as CSV files under ``out``.
+
+    Parameters
+    ----------
+    payload : dict
+        A ``stochastic-svm`` run's JSON, made with ``--H``.
+    out : str or path
+        The directory.
+    starts : int, default=200
+        The CCP starts of Table 8.
+    progress : bool, default=True
+        Show bars.
+
+    Returns
+    -------
+    list of path
+        The files written.
+    """
     from pathlib import Path
 
     out = Path(out)
