@@ -9,6 +9,7 @@ next, and what happened is said in one message.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,6 +47,12 @@ class Outcome:
     def solved(self) -> bool:
         """Whether a solver was accepted (its solution is in the program's variables)."""
         return self.solver is not None
+
+
+@functools.cache
+def _installed() -> frozenset:
+    """CVXPY's installed solvers, asked once (CVXPY takes a millisecond to list them)."""
+    return frozenset(cp.installed_solvers())
 
 
 def solve_program(
@@ -88,7 +95,7 @@ def solve_program(
     """
     accepted = ACCEPTED if accept_inaccurate else ACCEPTED[:1]
     options = options or {}
-    installed = cp.installed_solvers()
+    installed = _installed()
     notes, status = [], "solver_failed"
     for name in solvers:
         if name not in installed:
