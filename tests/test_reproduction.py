@@ -367,6 +367,27 @@ def test_parrado_optdigits():
     assert errors.tolist() == [0.011, 0.009, 0.027]
 
 
+def test_parrado_han_and_wav_orders():
+    """han: the paper's order but for the expectation prior, here above Langford's;
+    wav: the three prior-SVM bounds are the least, and the paper's eta-prior bounds are
+    not (0.135 and 0.154 against the SVM's expectation-prior 0.133)."""
+    han = _prior("prior_svm_optdigits").set_index("method")["bound"]
+    order = ["PriorSVM", "EtaPriorSVM", "SVM+PriorPB", "SVM+tauPB", "SVM+PB", "SVM+EPB"]
+    assert han[order].is_monotonic_increasing and han["SVM+EPB"] > han["SVM+PB"]
+    paper_wav = {"PriorSVM": 0.128, "EtaPriorSVM": 0.135, "EtaPriorSVM+PriorPB": 0.154}
+    paper_svm = {"SVM+PB": 0.190, "SVM+PriorPB": 0.151, "SVM+tauPB": 0.152, "SVM+EPB": 0.133}
+    assert min(paper_svm.values()) < paper_wav["EtaPriorSVM"] < paper_wav["EtaPriorSVM+PriorPB"]
+    wav = _prior("prior_svm_waveform21").set_index("method")["bound"]
+    assert wav[list(paper_wav)].max() < wav[list(paper_svm)].min()
+
+
+def test_parrado_figure_4_langford_on_pima_rises_about_as_the_test_error():
+    pima = _figure_4("prior_svm")
+    bound = pima.loc[("SVM+PB", 10000), "bound"] - pima.loc[("SVM+PB", 1), "bound"]
+    error = pima.loc[("SVM+PB", 10000), "test error"] - pima.loc[("SVM+PB", 1), "test error"]
+    assert round(bound, 3) == 0.111 and round(error, 3) == 0.098
+
+
 def _slt():
     return pd.read_csv(RESULTS / "slt_gp" / "slt_gp.csv")
 
