@@ -115,6 +115,22 @@ def test_sahu_table_4_cv():
     )
 
 
+def test_sahu_eq_22_as_printed():
+    """Eq. (22) as printed, q_i = (mean_P - l_i) / s: its weights sum to
+    (H mean_P - sum l) / s, 0 under the uniform prior and not 1 under another."""
+    l = np.array([0.1, 0.15, 0.3, 0.32])
+    m, delta = 200, 0.05
+
+    def printed(p):
+        mean = p @ l
+        return (mean - l) / np.sqrt(1 / (4 * m * delta) - (p @ l**2 - mean**2))
+
+    assert printed(np.full(4, 0.25)).sum() == pytest.approx(0, abs=1e-15)
+    total = printed(np.array([0.4, 0.3, 0.2, 0.1])).sum()  # mean_P 0.177, var_P 0.007661
+    assert total == pytest.approx((4 * 0.177 - l.sum()) / np.sqrt(0.025 - 0.007661))
+    assert abs(total) > 0.5 and abs(total - 1) > 0.5
+
+
 def test_sahu_table_9_concentration():
     table = pd.read_csv(RESULTS / "exact_h1990" / "appendix_concentration.csv")
     wide = table.pivot(index="dataset", columns="distance", values="HHI")
