@@ -115,6 +115,41 @@ def test_sahu_table_4_cv():
     )
 
 
+def test_sahu_table_4_on_the_shared_datasets():
+    cv = pd.read_csv(RESULTS / "exact" / "stochastic_svm_cv.csv").set_index("dataset")
+    shared = ["bupa", "haberman", "ionosphere", "mammographic", "wdbc", "waveform"]
+    assert set(cv.index) == {*shared, "pima", "crx"}
+    assert (cv.loc[shared, "delta test error"] < 0).sum() == 4
+    assert cv.loc["haberman", "delta test error"] == pytest.approx(0.0006, abs=5e-5)
+
+
+def test_sahu_ten_times_faster():
+    cv = pd.read_csv(RESULTS / "exact" / "stochastic_svm_cv.csv").set_index("dataset")
+    ratio = cv["CV seconds"] / cv["PAC-B seconds"]
+    assert sorted(ratio.index[ratio > 10]) == ["haberman", "mammographic"]
+    assert ratio.round().loc[["haberman", "mammographic"]].tolist() == [49, 37]
+    middle = ratio.drop(["haberman", "mammographic", "bupa"])
+    assert middle.min() == pytest.approx(5.6, abs=0.05) and middle.max() == pytest.approx(
+        9.4, abs=0.05
+    )
+    assert ratio["bupa"] < 1 and cv["CV seconds"].max() < 25 * 60
+
+
+def test_sahu_sq_least_test_error_follows_the_constants():
+    def least(folder):
+        rows = pd.read_csv(RESULTS / folder / "stochastic_svm.csv")
+        rows = rows[rows["divergence"] == "chi2"]
+        return rows.pivot(index="dataset", columns="distance", values="test error")
+
+    paper = least("paper_h1990")
+    assert (paper.idxmin(axis=1) == "sq").all() and len(paper) == 8
+    margin = paper.drop(columns="sq").min(axis=1) - paper["sq"]
+    assert margin.max() == pytest.approx(0.012, abs=5e-4) and margin.idxmax() == "spambase"
+    assert margin["mushroom"] < 1e-5
+    exact = least("exact_h1990").idxmin(axis=1)
+    assert exact["bupa"] == "sq" and (exact.drop("bupa") == "kl").all()
+
+
 def test_sahu_eq_22_as_printed():
     """Eq. (22) as printed, q_i = (mean_P - l_i) / s: its weights sum to
     (H mean_P - sum l) / s, 0 under the uniform prior and not 1 under another."""
