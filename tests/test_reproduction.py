@@ -600,6 +600,19 @@ def test_farnia_section_5_counts():
     assert table.loc["housevotes", "mmSVM"] == table.loc["housevotes", "SVM"]
 
 
+def test_farnia_keel_inaccurate_solves_counted():
+    runs = pd.read_csv(RESULTS / "minimax_keel" / "minimax_runs.csv")
+    warned = runs[runs["warnings"] > 0]
+    counts = warned.groupby(["dataset", "method"]).size().to_dict()
+    assert counts == {
+        ("chess", "mmBC"): 81,
+        ("chess", "mmRBC"): 79,
+        ("housevotes", "mmBC"): 21,
+        ("housevotes", "mmRBC"): 34,
+    }
+    assert warned["warning"].str.startswith("UserWarning: Solution may be inaccurate").all()
+
+
 def test_farnia_keel_sets():
     table = _minimax("minimax_keel")
     assert set(table.index) == {"chess", "housevotes"}
