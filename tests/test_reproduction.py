@@ -273,6 +273,29 @@ PARRADO_FOLDERS = {
 }
 
 
+def test_parrado_eta_prior_two_cs():
+    table = pd.concat(
+        pd.read_csv(RESULTS / folder / "prior_svm.csv")
+        for folder in ("prior_svm_2c", "prior_svm_pima_2c")
+    )
+    table = table[table["fraction"] == 1]
+    assert (table["runs"] == 2).all()
+    sets = ["optdigits_even", "waveform21", "pima", "ringnorm", "spambase"]
+    bounds = table.pivot(index="dataset", columns="method", values="bound").loc[sets].round(3)
+    assert bounds["EtaPriorSVM+PriorPB"].tolist() == [0.059, 0.140, 0.421, 0.034, 0.153]
+    assert bounds["EtaPriorSVM+PriorPB-2C"].tolist() == [0.040, 0.126, 0.390, 0.032, 0.119]
+    errors = table.pivot(index="dataset", columns="method", values="test_error").loc[sets]
+    mixture = pd.Series([0.011, 0.087, 0.242, 0.018, 0.068], index=sets)
+    tau = pd.Series([0.011, 0.092, 0.248, 0.018, 0.070], index=sets)
+    assert errors["EtaPriorSVM+PriorPB-2C"].round(3).tolist() == [0.013, 0.090, 0.263, 0.015, 0.073]
+    assert errors["EtaPriorSVM-2C"].round(3).tolist() == [0.008, 0.090, 0.253, 0.015, 0.073]
+    gaps = pd.concat(
+        [(errors["EtaPriorSVM+PriorPB-2C"] - mixture).abs(), (errors["EtaPriorSVM-2C"] - tau).abs()]
+    )
+    assert gaps.max() == pytest.approx(0.021, abs=5e-4)
+    assert (gaps.sort_values().iloc[:-1] < 0.0055).all()  # all but Pima's mixture row
+
+
 def test_parrado_table_4_two_cs():
     """A separate C for the prior: never looser (the grid includes C itself), tighter on
     every set, and the fraction-1 values the ledger quotes."""
