@@ -150,6 +150,11 @@ def test_sahu_sq_least_test_error_follows_the_constants():
     assert exact["bupa"] == "sq" and (exact.drop("bupa") == "kl").all()
 
 
+def test_sahu_figure_4_sample_size():
+    rows = pd.read_csv(RESULTS / "exact_h1990" / "stochastic_svm.csv")
+    assert set(rows.loc[rows["dataset"] == "bupa", "m"]) == {138}
+
+
 def test_sahu_eq_22_as_printed():
     """Eq. (22) as printed, q_i = (mean_P - l_i) / s: its weights sum to
     (H mean_P - sum l) / s, 0 under the uniform prior and not 1 under another."""
@@ -654,6 +659,11 @@ def test_farnia_synthetic():
     table = _minimax("minimax_synthetic").loc["synthetic"]
     assert table["Majority"] == pytest.approx(36.67, abs=0.01)
     assert np.all((table >= 36.6) & (table <= 37.7))
+
+
+def test_farnia_synthetic_rests_on_five_runs():
+    runs = pd.read_csv(RESULTS / "minimax_synthetic" / "minimax.csv")["runs"]
+    assert (runs == 5).all()
 
 
 def test_farnia_mpm():
