@@ -209,3 +209,27 @@ def test_the_paper_constants_ratios_quoted_in_the_docs():
     assert round(min(ratios)) == 61 and round(max(ratios)) == 692
     assert round(ratio("kl", 50)) == 21
     assert round(np.sqrt(1990 / 158), 1) == 3.5 and round(np.sqrt(1990 / 158 * 5), 1) == 7.9
+
+
+def test_minimax_timing_table_is_the_committed_benchmark_run():
+    """docs/minimax_results.rst's timing table and its prose come from the committed
+    output of ``python -m benchmarks.bench_minimax --json``."""
+    run = json.loads((RESULTS / "minimax_timing" / "bench_minimax.json").read_text())
+    table = pd.read_csv(RESULTS / "minimax_timing" / "solvers.csv")
+    rows = pd.DataFrame(run["synthetic"])
+    assert len(table) == len(rows)
+    assert np.allclose(table["seconds"], rows["seconds"], atol=0.005)
+    assert np.allclose(table["worst-case loss"], rows["worst-case loss"], atol=5e-9)
+    assert table["route"].tolist() == rows["route"].tolist()
+    lasso, group = run["sparse_logistic"]
+    assert (round(lasso["cvxpb_s"], 3), round(lasso["peer_s"], 3)) == (0.054, 0.090)
+    assert (round(group["cvxpb_s"], 2), round(group["peer_s"], 2)) == (0.76, 0.60)
+    assert round(lasso["cvxpb_first_s"] - lasso["cvxpb_s"], 1) == 7.6
+    assert round(group["cvxpb_first_s"] - group["cvxpb_s"], 1) == 4.3
+    assert round(group["peer_first_s"] - group["peer_s"], 1) == 10.4
+    peer, working_sets = run["minimax_svm_digits"]
+    assert round(working_sets["seconds"], 1) == 10.3 and round(working_sets["ratio"]) == 37
+    assert round(peer["seconds"], 2) == 0.28
+    linf = table[(table["norm"] == "linf") & (table["solver"] != "auto")]["seconds"]
+    assert round(linf.min()) == 3 and round(linf.max()) == 21
+    assert (table.loc[table["norm"] == "l2", "seconds"][table["solver"] != "FISTA"] < 1).all()

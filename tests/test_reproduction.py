@@ -697,3 +697,82 @@ def test_farnia_theorem_5_rate_on_the_fitted_rules():
     assert len(medians) == 8
     assert min(medians.values()) == pytest.approx(20.3, abs=0.05)  # australian
     assert max(medians.values()) == pytest.approx(4466, abs=1)  # kr-vs-kp
+
+
+def test_sahu_theorems_7_and_15_counterexample():
+    """The counterexample to the convexity of B_sq,chi2 (uniform prior, H = 10, Q = e_8),
+    recomputed in 30-digit arithmetic: eq. (41)'s first-order condition
+    S(Q)^(3/4) S(Q')^(1/4) >= (sum q q' / p + S(Q)) / 2 fails, 6.087086 < 6.172964. (As
+    printed, (41)'s left side writes S(Q) in both factors; the second is S(Q').)"""
+    import mpmath
+
+    mpmath.mp.dps = 30
+    q_prime = [
+        "0.1538802", "0.1199569", "0.04226614", "0.06115894", "0.06160916",
+        "0.07520679", "0.1450413", "0.2345929", "0.01762696", "0.08866069",
+    ]  # fmt: skip
+    q_prime = [mpmath.mpf(v) for v in q_prime]
+    p = mpmath.mpf(1) / 10
+    s_q = 1 / p  # Q = e_8: sum q^2 / p
+    s_q_prime = sum(v * v for v in q_prime) / p
+    lhs = s_q ** mpmath.mpf(0.75) * s_q_prime ** mpmath.mpf(0.25)
+    rhs = (q_prime[7] / p + s_q) / 2
+    assert mpmath.nstr(lhs, 7) == "6.087086" and mpmath.nstr(rhs, 7) == "6.172964"
+    assert lhs < rhs
+    # the bound itself fails the first-order condition at Q = e_8 towards Q'
+    import cvxpb as pb
+
+    risks = np.linspace(0.1, 0.4, 10)
+    prob = pb.BoundProblem(risks, 100, 0.05, "sq", "chi2")
+    Q, Qp = np.eye(10)[7], np.array([float(v) for v in q_prime])
+    Qp /= Qp.sum()
+    assert prob.evaluate(Qp) < prob.evaluate(Q) + prob.gradient(Q) @ (Qp - Q)
+
+
+def _sq_chi2_instances(count):
+    import cvxpb as pb
+
+    rng = np.random.default_rng(7)
+    for _ in range(count):
+        H = int(rng.integers(5, 40))
+        risks = np.round(rng.uniform(0.05, 0.5, H) * 200) / 200
+        yield pb.BoundProblem(risks, 200, 0.05, "sq", "chi2"), rng
+
+
+def test_sahu_table_1_sq_chi2_local_search_finds_one_minimum():
+    """Table 1 and Remark 4: on B_sq,chi2 a local solver from different starts finds one
+    (local) minimum. SLSQP from ten Dirichlet starts on each of 12 uniform-prior
+    problems ends at the certified optimum every time (within 1e-6)."""
+    from scipy.optimize import minimize
+
+    for prob, rng in _sq_chi2_instances(12):
+        best = prob.solve().bound
+        for _ in range(10):
+            start = rng.dirichlet(np.ones(prob.H))
+            res = minimize(
+                prob.evaluate,
+                start,
+                jac=prob.gradient,
+                method="SLSQP",
+                bounds=[(0, 1)] * prob.H,
+                constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1}],
+                options={"ftol": 1e-12, "maxiter": 500},
+            )
+            assert prob.evaluate(res.x) == pytest.approx(best, abs=1e-6)
+
+
+def test_sahu_theorems_3_and_10_unique_minimum():
+    """B_lin,chi2 is strictly convex on the simplex (a weighted Euclidean norm, strictly
+    convex off rays through 0, and no two points of the simplex share a ray): its
+    minimizer is unique, and two independent routes, the exact method and the SOCP,
+    reach the same posterior."""
+    import cvxpb as pb
+
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        H = int(rng.integers(3, 60))
+        prior = rng.dirichlet(np.ones(H))
+        prob = pb.BoundProblem(rng.uniform(0, 0.5, H), 300, 0.05, "linear", "chi2", prior=prior)
+        exact, cone = prob.solve("exact"), prob.solve("cvx")
+        assert np.max(np.abs(exact.posterior - cone.posterior)) < 1e-5
+        assert cone.bound == pytest.approx(exact.bound, abs=1e-8)
