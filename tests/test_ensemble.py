@@ -132,3 +132,26 @@ def test_bad_parameters_are_named(kwargs, message):
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match=message):
         MajorityVoteClassifier(**kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("estimator", "which"),
+    [
+        (RandomForestClassifier(n_estimators=3), "the ensemble"),
+        ([LogisticRegression(), DecisionTreeClassifier()], "voter 0"),
+    ],
+)
+def test_prefit_voters_that_are_not_fitted_are_named(estimator, which):
+    """Not an AttributeError from deep inside: a ValueError naming validation='prefit'
+    and the voter, before any work."""
+    X, y = _binary(100)
+    model = MajorityVoteClassifier(estimator, validation="prefit")
+    with pytest.raises(ValueError, match=f"validation='prefit' needs fitted voters, but {which}"):
+        model.fit(X, y)
+
+
+def test_prefit_names_the_first_unfitted_voter_of_a_list():
+    X, y = _binary(100)
+    voters = [LogisticRegression().fit(X, y), DecisionTreeClassifier()]
+    with pytest.raises(ValueError, match="voter 1 \\(DecisionTreeClassifier\\) is not fitted"):
+        MajorityVoteClassifier(voters, validation="prefit").fit(X, y)

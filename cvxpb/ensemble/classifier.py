@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -211,6 +212,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         if estimator is None:
             estimator = RandomForestClassifier(n_estimators=100, random_state=self.random_state)
         X_fit, y_fit, X_bound, y_bound = X, y, X, y
+        if self.validation == "prefit":
+            _check_fitted_voters(estimator)
         if self.validation == "split":
             X_fit, X_bound, y_fit, y_bound = train_test_split(
                 X, y, test_size=self.test_size, random_state=self.random_state
@@ -280,6 +283,21 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+def _check_fitted_voters(estimator):
+    """ValueError unless every prefit voter (or the prefit ensemble) is fitted."""
+    voters = list(estimator) if isinstance(estimator, (list, tuple)) else [estimator]
+    for k, voter in enumerate(voters):
+        try:
+            check_is_fitted(voter)
+        except NotFittedError:
+            which = f"voter {k}" if isinstance(estimator, (list, tuple)) else "the ensemble"
+            raise ValueError(
+                f"validation='prefit' needs fitted voters, but {which} "
+                f"({type(voter).__name__}) is not fitted: fit it first, or use "
+                "validation='split' or 'oob'"
+            ) from None
 
 
 def _out_of_bag(ensemble, n):
