@@ -28,11 +28,11 @@ from numbers import Integral, Real
 import numpy as np
 
 from cvxpb.numerics import CONSTANTS
-from cvxpb.numerics.supremum import MomentFunction, log_supremum
+from cvxpb.numerics.supremum import GAPS, MomentFunction, log_supremum
 from cvxpb.numerics.tolerances import exp_up, nudge
 from cvxpb.validation import check_choice
 
-DISTANCES = ("linear", "sq", "kl")
+DISTANCES = tuple(GAPS)
 
 # Sahu & Hemachandra, Table 5: m -> I_kl(m) as printed.
 PAPER_KL_TABLE = {
@@ -46,7 +46,7 @@ PAPER_KL_TABLE = {
 }
 MAX_SAMPLE_SIZE = 2**53  # every integer up to here is a float, exactly
 MAX_SUMMED_SIZE = 10**6  # the largest m whose constant is computed by binomial sums
-KL_MAX_POWER = 101.0  # alpha' for the kl distance at most this (alpha >= 1.01)
+KL_MAX_POWER = GAPS["kl"].max_power  # alpha' for the kl distance at most this
 
 
 def check_sample_size(m) -> int:
@@ -166,11 +166,12 @@ def squared_constant(m: int, constants: str = "exact") -> float:
 
 
 def _check_power(distance: str, power: float) -> None:
-    if distance == "kl" and power > KL_MAX_POWER:
+    largest = GAPS[distance].max_power
+    if power > largest:
         raise ValueError(
-            f"the kl distance's constant is computed for alpha' <= {KL_MAX_POWER:g} "
-            f"(alpha >= {KL_MAX_POWER / (KL_MAX_POWER - 1):.4f}), got alpha'={power:g}; "
-            "as alpha tends to 1 the kl bound tends to the vacuous value 1"
+            f"the {distance} distance's constant is computed for alpha' <= {largest:g} "
+            f"(alpha >= {largest / (largest - 1):.4f}), got alpha'={power:g}; "
+            f"as alpha tends to 1 the {distance} bound tends to the vacuous value 1"
         )
 
 
@@ -356,6 +357,17 @@ def kl_constant(m: int, constants: str = "exact") -> float:
     return PAPER_KL_TABLE[max(tabulated)]
 
 
+CLOSED_FORMS = {
+    "linear": lambda m, constants: linear_constant(m),
+    "sq": squared_constant,
+}
+"""The distances whose order-two constant has a closed form, by name."""
+
+ORDER_TWO = {**CLOSED_FORMS, "kl": kl_constant}
+"""Each distance's constant at ``alpha = 2`` (``alpha' = 2``): the closed forms, and
+kl's certified supremum or the paper's Table 5."""
+
+
 def log_bound_constant(
     distance: str, m: int, constants: str = "exact", alpha: float = 2.0
 ) -> float:
@@ -388,17 +400,13 @@ def log_bound_constant(
         if constants == "paper":
             raise ValueError(f'constants="paper" exists only for alpha = 2, got alpha={alpha}')
         return log_moment_supremum(m, distance, conjugate(alpha))[0]
-    if distance == "kl" and constants == "exact":
-        return log_moment_supremum(m, "kl", 2.0)[0]
+    if distance not in CLOSED_FORMS and constants == "exact":  # kl: from the definition
+        return log_moment_supremum(m, distance, 2.0)[0]
     return float(nudge(math.log(_order_two_constant(distance, m, constants)), +1))
 
 
 def _order_two_constant(distance: str, m: int, constants: str) -> float:
-    if distance == "linear":
-        return linear_constant(m)
-    if distance == "sq":
-        return squared_constant(m, constants)
-    return kl_constant(m, constants)
+    return ORDER_TWO[distance](m, constants)
 
 
 def bound_constant(distance: str, m: int, constants: str = "exact", alpha: float = 2.0) -> float:

@@ -14,7 +14,7 @@ for the three distances, so the supremum is taken over ``(0, 1/2]``:
    summed window are bounded by Chernoff, ``P(K >= m y) <= exp(-m kl(y, l))``.
    The bound is second-order accurate, so the cells near the maximum close fast.
 3. **Below the grid**, on ``[0, l_1]``, every ``f_k`` is increasing (see
-   :func:`_first_cell_end`), so ``F <= F(l_1)`` there.
+   :meth:`MomentFunction.first_cell_end`), so ``F <= F(l_1)`` there.
 
 Cells whose bound exceeds the best value found by more than ``RTOL`` are halved;
 the returned upper end also carries the floating-point error of the sums.
@@ -56,6 +56,87 @@ def logsumexp(values) -> float:
     return float(top + np.log(np.sum(np.exp(values - top))))
 
 
+class Gap:
+    """A distance ``phi(x, l)`` between an empirical and a true risk, as the moments need it.
+
+    The numerics know three, by the names of :data:`GAPS`; each says its value and where
+    its moment's first cell ends (:meth:`MomentFunction.first_cell_end`).
+    """
+
+    max_power = math.inf
+    """The largest power of ``phi`` whose moment is certified."""
+
+    def phi(self, x, l):
+        """Evaluate the distance.
+
+        Parameters
+        ----------
+        x : array_like
+            Empirical risks.
+        l : array_like
+            True risks.
+
+        Returns
+        -------
+        ndarray
+            ``phi(x, l)``.
+        """
+        raise NotImplementedError
+
+    def first_cell_end(self, m: int, power: float) -> float:
+        """An ``l_1`` below which every ``f_k`` of the moment increases.
+
+        Parameters
+        ----------
+        m : int
+            The sample size.
+        power : float
+            The power of ``phi``.
+
+        Returns
+        -------
+        float
+            ``l_1``.
+        """
+        raise NotImplementedError
+
+
+class AbsoluteGap(Gap):
+    """``|x - l|``: the linear distance."""
+
+    def phi(self, x, l):
+        return np.abs(x - l)
+
+    def first_cell_end(self, m, power):
+        return 1 / (m * (2 * power + 4))
+
+
+class SquaredGap(Gap):
+    """``(x - l)^2``: the squared distance."""
+
+    def phi(self, x, l):
+        return (x - l) ** 2
+
+    def first_cell_end(self, m, power):
+        return 1 / (m * (4 * power + 4))
+
+
+class BinaryKL(Gap):
+    """``kl(x, l)``: the binary kl divergence."""
+
+    max_power = 101.0  # alpha' <= 101, that is alpha >= 1.01
+
+    def phi(self, x, l):
+        return kl(x, l)
+
+    def first_cell_end(self, m, power):
+        return math.exp(-(2 * power + 1)) / (4 * m)
+
+
+GAPS = {"linear": AbsoluteGap(), "sq": SquaredGap(), "kl": BinaryKL()}
+"""The distances the numerics know, by the names the constants take."""
+
+
 class MomentFunction:
     """The moment ``F(l) = sum_k Bin(k; m, l) phi(k/m, l)^power`` of a distance.
 
@@ -71,6 +152,7 @@ class MomentFunction:
 
     def __init__(self, m: int, distance: str, power: float):
         self.m, self.distance, self.power = m, distance, float(power)
+        self.gap = GAPS[distance]
 
     def phi(self, x, l):
         """Evaluate the distance: ``|x - l|``, ``(x - l)^2`` or ``kl(x, l)``.
@@ -85,11 +167,7 @@ class MomentFunction:
         ndarray
             The distance.
         """
-        if self.distance == "linear":
-            return np.abs(x - l)
-        if self.distance == "sq":
-            return (x - l) ** 2
-        return kl(x, l)
+        return self.gap.phi(x, l)
 
     def log_terms(self, k, l):
         """Evaluate ``log f_k(l)`` for integer ``k``.
@@ -125,10 +203,7 @@ class MomentFunction:
         float
             ``l_1``.
         """
-        if self.distance == "kl":
-            return math.exp(-(2 * self.power + 1)) / (4 * self.m)
-        e = 1 if self.distance == "linear" else 2
-        return 1 / (self.m * (2 * e * self.power + 4))
+        return self.gap.first_cell_end(self.m, self.power)
 
     # -- sums over a window of k, the rest bounded by Chernoff ---------------------
 
