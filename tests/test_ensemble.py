@@ -56,7 +56,7 @@ def test_out_of_bag_rates_match_a_loop_over_the_trees():
 
 @pytest.mark.parametrize("validation", ["oob", "split"])
 def test_binary_forest_every_bound_reported(validation):
-    """Two classes: all five bounds, each own minimum at most its value at the chosen
+    """Two classes: all six bounds, each own minimum at most its value at the chosen
     posterior, the chosen one's value there equal to its minimum, and every bound
     above the vote's risk on fresh data."""
     X, y = _binary(800)
@@ -67,7 +67,7 @@ def test_binary_forest_every_bound_reported(validation):
         validation=validation,
         random_state=0,
     ).fit(X[:400], y[:400])
-    assert set(model.bounds_) == {"first_order", "tnd", "lambda", "c_bound", "dis"}
+    assert set(model.bounds_) == {"first_order", "tnd", "cctnd", "lambda", "c_bound", "dis"}
     assert model.bounds_["tnd"]["at_posterior"] == model.result_.bound
     test_risk = np.mean(model.predict(X_test) != y_test)
     for name, row in model.bounds_.items():
@@ -89,7 +89,7 @@ def test_the_vote_is_the_posterior_weighted_majority():
         bound="first_order",
         divergence="chi2",
     ).fit(X, labels)
-    assert set(model.bounds_) == {"first_order", "tnd", "lambda"}  # three classes
+    assert set(model.bounds_) == {"first_order", "tnd", "cctnd", "lambda"}  # three classes
     votes = np.stack([labels_of(model, h, X) for h in range(9)], axis=1)
     shares = np.stack([(votes == c) @ model.posterior_ for c in model.classes_], axis=1)
     assert np.array_equal(model.predict(X), model.classes_[np.argmax(shares, axis=1)])

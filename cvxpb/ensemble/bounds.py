@@ -204,6 +204,61 @@ def disagreement_bound(
     return 4 * upper - 2 * lower
 
 
+def chebyshev_cantelli_tnd(
+    q: Posterior, risks, n_gibbs, errors=None, n=None, delta=0.05, *, matrix=None
+):
+    """Declare Wu et al.'s (2021) CCTND bound, one declaration for each sign of ``mu``.
+
+    ``MV <= (T - 2 mu L + mu^2) / (1/2 - mu)^2`` for every ``mu < 1/2`` (a parametric
+    Chebyshev-Cantelli inequality on the weighted error ``Z``, with ``E[Z^2] = T`` the
+    tandem risk and ``E[Z] = L`` the Gibbs risk). ``T`` is bounded above by the kl
+    inequality on ``q x q`` (``2 KL``) and ``L`` by the kl inequality on ``q``, each at
+    ``delta / 2``; one kl inequality bounds ``L`` from both sides, so every ``mu`` holds
+    at once and the bound is the least over ``mu``, in closed form on each side
+    (:func:`cvxpb.engine.declare.expressions.chebyshev_cantelli`). For ``mu >= 0`` the
+    lower kl bound on ``L`` enters, for ``mu < 0`` the upper one: minimize both
+    declarations and take the lesser minimum.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    risks : array_like of shape (H,)
+        The voters' empirical risks.
+    n_gibbs : int
+        The least number of examples a voter's risk was measured on.
+    errors : array_like of shape (n, H), optional
+        The voters' 0/1 errors on one sample.
+    n : int, optional
+        The tandem rates' sample size; with ``matrix=``, the least number of examples
+        any pair's rate was measured on (required then).
+    delta : float, default=0.05
+        The confidence.
+    matrix : array_like of shape (H, H), optional
+        The tandem rates instead of ``errors``.
+
+    Returns
+    -------
+    tuple of Expression
+        The declarations for ``mu >= 0`` and for ``mu < 0``.
+    """
+    n_gibbs, delta = check_count(n_gibbs, "n_gibbs"), check_delta(delta)
+    T = tandem_risk(q, errors, matrix=matrix)
+    if n is None:
+        if errors is None:
+            raise ValueError("chebyshev_cantelli_tnd needs n, the tandem rates' sample size")
+        n = np.shape(errors)[0]
+    n = check_count(n, "n")
+    K = KL(q)
+    tandem_upper = ex.kl_inverse(T, (2 * K + np.log(4 * np.sqrt(n) / delta)) / n)
+    slack = (K + np.log(4 * np.sqrt(n_gibbs) / delta)) / n_gibbs
+    L = gibbs_risk(q, risks)
+    return (
+        ex.chebyshev_cantelli(tandem_upper, ex.kl_inverse_lower(L, slack), mu_nonnegative=True),
+        ex.chebyshev_cantelli(tandem_upper, ex.kl_inverse(L, slack), mu_nonnegative=False),
+    )
+
+
 def _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement):
     """An upper kl bound on the Gibbs risk and a lower one on the disagreement (of
     ``q x q``, hence ``2 KL``), each at ``delta / 2``."""

@@ -30,7 +30,7 @@ from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
 from cvxpb.validation import check_choice, check_delta
 
-BOUNDS = ("first_order", "tnd", "lambda", "c_bound", "dis")
+BOUNDS = ("first_order", "tnd", "cctnd", "lambda", "c_bound", "dis")
 BINARY_BOUNDS = ("c_bound", "dis")
 VALIDATIONS = ("oob", "split", "prefit")
 
@@ -44,8 +44,9 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         The voters: a scikit-learn ensemble (its ``estimators_``) or a list of
         classifiers, fitted or not (``"prefit"`` needs them fitted). ``None``: a random
         forest of 100 trees.
-    bound : {"first_order", "tnd", "lambda", "c_bound", "dis"}
-        The bound the posterior minimizes (the last two for two classes only).
+    bound : {"first_order", "tnd", "cctnd", "lambda", "c_bound", "dis"}
+        The bound the posterior minimizes (the last two for two classes only;
+        ``"cctnd"`` is Wu et al.'s (2021) Chebyshev-Cantelli tandem bound).
     divergence : {"kl", "chi2", "renyi"}
         For ``"first_order"`` and ``"tnd"``; the others use KL.
     alpha : float or None
@@ -74,7 +75,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         rates), ``n_gibbs`` (the least count of a voter's rate) and ``n`` (of a pair's).
     declarations_ : dict
         Every bound that applies to these voters, by name, as a declared expression
-        (:class:`cvxpb.Minimize` solves each).
+        (:class:`cvxpb.Minimize` solves each), or a tuple of them where the bound is the
+        least of their minima (``"cctnd"``: one for each sign of ``mu``).
     """
 
     def __init__(
@@ -133,7 +135,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         declared = _declarations(q, stats, self.delta, self.divergence, self.alpha)
         if self.classes_.size > 2:
             declared = {k: v for k, v in declared.items() if k not in BINARY_BOUNDS}
-        self.result_ = Minimize(declared[self.bound]).solve()
+        self.result_ = _minimize(declared[self.bound])
         self.posterior_ = self.result_.posterior
         self.declarations_, self._bounds = declared, None
         return self
@@ -155,7 +157,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         check_choice(bound, "bound", tuple(self.declarations_))
         if bound == self.bound:
             return self.result_
-        return Minimize(self.declarations_[bound]).solve()
+        return _minimize(self.declarations_[bound])
 
     def votes(self, X):
         """Each voter's label for each row of ``X``.
@@ -183,10 +185,10 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             uniform = np.full(self.posterior_.size, 1.0 / self.posterior_.size)
             self._bounds = {}
             for name, declared in self.declarations_.items():
-                problem, own = Minimize(declared), self.solve_bound(name)
+                own = self.solve_bound(name)
                 self._bounds[name] = {
-                    "at_posterior": problem.value_at(self.posterior_),
-                    "at_uniform": problem.value_at(uniform),
+                    "at_posterior": _value_at(declared, self.posterior_),
+                    "at_uniform": _value_at(declared, uniform),
                     "minimum": own.bound,
                     "status": own.status,
                 }
@@ -285,6 +287,20 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
+def _parts(declared) -> tuple:
+    return declared if isinstance(declared, tuple) else (declared,)
+
+
+def _minimize(declared):
+    """The minimum of a declared bound; of a tuple, the least of its parts' minima."""
+    return min((Minimize(part).solve() for part in _parts(declared)), key=lambda r: r.bound)
+
+
+def _value_at(declared, posterior) -> float:
+    """A declared bound at ``posterior``; of a tuple, the least of its parts there."""
+    return min(Minimize(part).value_at(posterior) for part in _parts(declared))
+
+
 def _check_fitted_voters(estimator):
     """ValueError unless every prefit voter (or the prefit ensemble) is fitted."""
     voters = list(estimator) if isinstance(estimator, (list, tuple)) else [estimator]
@@ -349,9 +365,14 @@ def _declarations(q, stats, delta, divergence, alpha):
     else:
         tandem = mv.tandem(q, None, n, delta, "kl", divergence, alpha, matrix=stats["tandem"])
         pairwise = {"matrix": stats["disagreement"], "n_disagreement": n}
+    if stats["all_seen"]:
+        cctnd = mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, stats["errors"], n, delta)
+    else:
+        cctnd = mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, None, n, delta, matrix=stats["tandem"])
     declared = {
         "first_order": mv.first_order(q, risks, n_gibbs, delta, "kl", divergence, alpha),
         "tnd": tandem,
+        "cctnd": cctnd,
         "lambda": mv.pac_bayes_lambda(q, risks, n_gibbs, delta),
     }
     if len(np.unique(stats["votes"])) <= 2:

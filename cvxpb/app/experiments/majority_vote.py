@@ -28,7 +28,8 @@ from sklearn.model_selection import train_test_split
 from cvxpb import jsonout
 from cvxpb.app import datasets
 from cvxpb.app.experiments import check_plan, load_progress, save_progress
-from cvxpb.ensemble.classifier import BOUNDS, MajorityVoteClassifier
+from cvxpb.ensemble.classifier import BOUNDS as ALL_BOUNDS
+from cvxpb.ensemble.classifier import MajorityVoteClassifier
 
 DATASETS = (
     "spambase",
@@ -42,6 +43,8 @@ DATASETS = (
     "penbased",
     "letter",
 )
+BOUNDS = ("first_order", "tnd", "lambda", "c_bound", "dis")
+"""The bounds of the committed runs; :func:`run_experiment` takes any of the classifier's."""
 MODES = ("split", "oob")
 TREES = 100
 
@@ -155,7 +158,7 @@ def run_experiment(
 
     from tqdm.auto import tqdm
 
-    check_plan(runs, bounds, BOUNDS + ("uniform",))
+    check_plan(runs, bounds, ALL_BOUNDS + ("uniform",))
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         raise ValueError(f"modes must be among {MODES}, got {unknown}")
@@ -231,7 +234,7 @@ def wide(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
         The wide table.
     """
     first = () if column == "bound value" else ("uniform",)  # the plain vote has no bound
-    order = [b for b in (*first, *BOUNDS) if b in set(table["bound"])]
+    order = [b for b in (*first, *ALL_BOUNDS) if b in set(table["bound"])]
     pivot = table.pivot(index=["dataset", "mode"], columns="bound", values=column)
     return pivot.reindex(columns=order)
 
@@ -294,7 +297,7 @@ def _plots(table, posteriors, out) -> list:
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.5 * len(names) + 2.5), sharey=True)
     for ax, mode in zip(axes, MODES, strict=True):
         part = table[table["mode"] == mode]
-        for k, bound in enumerate(b for b in BOUNDS if b in set(part["bound"])):
+        for k, bound in enumerate(b for b in ALL_BOUNDS if b in set(part["bound"])):
             rows = part[part["bound"] == bound].set_index("dataset").reindex(names)
             ax.plot(rows["bound value"], np.arange(len(names)) + 0.1 * k, "o", label=bound)
         risk = part[part["bound"] == "uniform"].set_index("dataset").reindex(names)["test risk"]

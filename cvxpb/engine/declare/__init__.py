@@ -18,6 +18,7 @@ The composition rule is in :mod:`cvxpb.engine.declare.expressions`, the terms in
 from cvxpb.engine.declare.expressions import (
     DeclarationError,
     c_bound,
+    chebyshev_cantelli,
     exp,
     inv,
     kl_inverse,
@@ -47,6 +48,7 @@ __all__ = [
     "Minimize",
     "Posterior",
     "c_bound",
+    "chebyshev_cantelli",
     "chi2",
     "disagreement",
     "divergence_term",

@@ -442,6 +442,63 @@ class LambdaBound(Expression):
         return f"lambda_bound({self.args[0]!r}, {self.args[1]!r})"
 
 
+class ChebyshevCantelli(Expression):
+    """Wu et al.'s (2021) parametric Chebyshev-Cantelli bound at its best ``mu`` on one side.
+
+    ``MV <= (T - 2 mu L + mu^2) / (1/2 - mu)^2`` for every ``mu < 1/2``, with ``T`` the
+    tandem risk and ``L`` the Gibbs risk. With ``v = 1/(1/2 - mu)`` the right side is
+    ``q(v) = 1 - (1 - 2L) v + (T - L + 1/4) v^2``, a quadratic in ``v``; ``mu >= 0`` is
+    ``v >= 2`` and ``mu < 0`` is ``0 < v < 2``. On ``v >= 2`` the slope in ``L``,
+    ``v (2 - v)``, is at most 0, so that side is decreasing in ``L`` (give a lower bound
+    on the Gibbs risk); on ``v <= 2`` it is increasing (give an upper bound). Both are
+    increasing in ``T``. The least value over the side is at the vertex
+    ``v* = (1 - 2L) / (2 (T - L + 1/4))`` when it lies there, ``(T - L^2) / (T - L + 1/4)``,
+    else at the side's end (``4 T`` at ``mu = 0``; 1 as ``mu -> -inf``). On the
+    ``mu >= 0`` side ``L``, a lower bound on the Gibbs risk, is lowered to at most 1/2
+    and to ``sqrt(T)`` (the Gibbs risk is at most the square root of the tandem risk,
+    by Jensen): neither changes a valid bound, and they keep that side monotone
+    everywhere, not only where ``T >= L^2``.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        ``(T, L)``: an upper bound on the tandem risk and a bound on the Gibbs risk
+        (lower for ``mu_nonnegative``, upper otherwise); both clipped into [0, 1].
+    mu_nonnegative : bool, default=True
+        The side ``mu >= 0``, else ``mu < 0``.
+    """
+
+    def __init__(self, *args, mu_nonnegative=True):
+        super().__init__(*args)
+        self.nonnegative = mu_nonnegative
+        self.monotonicity = (1, -1) if mu_nonnegative else (1, 1)
+
+    def _apply(self, arguments, rounding):
+        T, L = (np.clip(x, 0.0, 1.0) for x in np.broadcast_arrays(*arguments))
+        if self.nonnegative:  # a lower bound on the Gibbs risk may be lowered
+            L = np.minimum(L, np.minimum(0.5, np.sqrt(T)))
+        lo, hi = (2.0, np.inf) if self.nonnegative else (0.0, 2.0)
+        b, a = 1 - 2 * L, T - L + 0.25
+
+        def q(v):
+            return 1 - b * v + a * v * v, 16 * EPS * (1 + np.abs(b) * v + np.abs(a) * v * v)
+
+        ends = [q(lo)] + ([q(hi)] if np.isfinite(hi) else [])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            vertex = np.where(a > 0, b / (2 * a), -np.inf)
+            slack = 1e-9 * (1 + np.abs(vertex))  # the computed vertex is within this
+            inside = (vertex > lo - slack) & (vertex < hi + slack)
+            least = np.where(a > 0, 1 - b * b / (4 * a), np.inf)
+        _, vertex_margin = q(np.where(np.isfinite(vertex), np.abs(vertex), 0.0))
+        candidates = [*ends, (np.where(inside, least, np.inf), vertex_margin)]
+        values = [value + rounding * margin for value, margin in candidates]
+        return nudge(np.minimum.reduce(values), rounding)
+
+    def __repr__(self):
+        side = "mu >= 0" if self.nonnegative else "mu < 0"
+        return f"chebyshev_cantelli[{side}]({self.args[0]!r}, {self.args[1]!r})"
+
+
 class PacBayes(Expression):
     """The bound ``g(L, D)`` of one distance and divergence, as an atom.
 
@@ -633,6 +690,37 @@ def lambda_bound(L, e) -> Expression:
         The atom, increasing in both.
     """
     return LambdaBound(L, e)
+
+
+def chebyshev_cantelli(T, L, mu_nonnegative=True) -> Expression:
+    """Declare Wu et al.'s (2021) Chebyshev-Cantelli bound at its best ``mu`` on one side.
+
+    ``min over mu of (T - 2 mu L + mu^2) / (1/2 - mu)^2``, over ``mu >= 0`` or over
+    ``mu < 0``, in closed form (:class:`ChebyshevCantelli`).
+
+    Parameters
+    ----------
+    T : Expression or float
+        An upper bound on the tandem risk.
+    L : Expression or float
+        A lower bound on the Gibbs risk for ``mu_nonnegative``, an upper bound otherwise.
+    mu_nonnegative : bool, default=True
+        Which side of 0 ``mu`` ranges over.
+
+    Returns
+    -------
+    Expression
+        The atom: increasing in ``T``; decreasing in ``L`` for ``mu >= 0``, increasing
+        for ``mu < 0``.
+
+    Examples
+    --------
+    At ``mu = 0`` the bound is the tandem bound ``4 T``; a better ``mu`` only lowers it:
+
+    >>> float(chebyshev_cantelli(0.05, 0.2).evaluate(None, 0)) < 4 * 0.05
+    True
+    """
+    return ChebyshevCantelli(T, L, mu_nonnegative=mu_nonnegative)
 
 
 def minimum(*args) -> Expression:

@@ -1,0 +1,124 @@
+"""Wu et al.'s (2021) Chebyshev-Cantelli tandem bound (CCTND): the atom against a
+one-dimensional minimizer over mu, and the declaration against the bound evaluated as
+the authors state it, on a grid of mu."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+import cvxpb as pb
+from cvxpb.engine.declare.expressions import chebyshev_cantelli
+from cvxpb.ensemble import bounds as mv
+from cvxpb.numerics.kl import kl_inv_lower, kl_inv_upper
+
+
+def oracle(T, L, mu):
+    """The parametric Chebyshev-Cantelli bound at one mu < 1/2."""
+    return (T - 2 * mu * L + mu * mu) / (0.5 - mu) ** 2
+
+
+def least_over(T, L, nonnegative):
+    """min over mu on one side of 0, by scipy's bounded scalar minimizer (mu >= 0) or
+    on a log grid plus a bounded search (mu < 0), with the side's ends."""
+    if nonnegative:
+        found = minimize_scalar(
+            lambda mu: oracle(T, L, mu), bounds=(0, 0.5 - 1e-9), method="bounded",
+            options={"xatol": 1e-12},
+        )  # fmt: skip
+        return min(found.fun, oracle(T, L, 0.0))
+    grid = -np.geomspace(1e-12, 1e8, 4001)
+    best = grid[np.argmin(oracle(T, L, grid))]
+    found = minimize_scalar(
+        lambda mu: oracle(T, L, mu), bounds=(min(best * 2, best / 2), max(best * 2, best / 2)),
+        method="bounded", options={"xatol": 1e-13},
+    )  # fmt: skip
+    return min(found.fun, oracle(T, L, grid).min(), 4 * T)  # 4T: mu -> 0 from below
+
+
+@pytest.mark.parametrize("nonnegative", [True, False])
+def test_the_closed_form_is_the_least_over_mu(nonnegative):
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        L = rng.uniform(0, 0.6)
+        T = rng.uniform(L * L, min(1.0, L + 0.05)) if nonnegative else rng.uniform(0, 1)
+        atom = chebyshev_cantelli(T, L, mu_nonnegative=nonnegative)
+        low, mid, high = (float(atom.evaluate(None, r)) for r in (-1, 0, 1))
+        assert low <= mid <= high
+        reference = min(least_over(T, L, nonnegative), 1.0 if not nonnegative else np.inf)
+        assert low <= reference + 1e-12
+        assert mid == pytest.approx(reference, abs=1e-7)
+
+
+@pytest.mark.parametrize("nonnegative", [True, False])
+def test_monotone_as_declared(nonnegative):
+    """Increasing in T; in L decreasing for mu >= 0 and increasing for mu < 0."""
+    rng = np.random.default_rng(6)
+    sign = -1 if nonnegative else 1
+    for _ in range(200):
+        T, L, step = rng.uniform(0, 0.6), rng.uniform(0, 0.6), rng.uniform(1e-4, 0.05)
+
+        def value(t, l):
+            return float(chebyshev_cantelli(t, l, mu_nonnegative=nonnegative).evaluate(None, 0))
+
+        assert value(T + step, L) >= value(T, L) - 1e-12
+        assert sign * (value(T, L + step) - value(T, L)) >= -1e-12
+
+
+def test_mu_zero_is_the_tandem_bound_and_a_better_mu_only_lowers_it():
+    for T, L in [(0.05, 0.2), (0.1, 0.3), (0.2, 0.45)]:
+        plus = float(chebyshev_cantelli(T, L).evaluate(None, 0))
+        assert plus <= 4 * T + 1e-15
+    assert float(chebyshev_cantelli(0.3, 0.6).evaluate(None, 0)) == pytest.approx(4 * 0.3)
+
+
+def test_the_declaration_is_the_authors_bound_at_its_best_mu():
+    """At random posteriors: the tandem rate bounded by the kl inequality on q x q
+    (2 KL, delta / 2), the Gibbs risk by the kl inequality on q from below (mu >= 0) or
+    above (mu < 0), then the least over a fine grid of mu, against the two declarations'
+    lesser value."""
+    rng = np.random.default_rng(8)
+    H, n, delta = 10, 400, 0.05
+    errors = (rng.random((n, H)) < rng.uniform(0.1, 0.4, H)).astype(float)
+    risks = errors.mean(axis=0)
+    q = pb.Posterior.uniform(H)
+    plus, minus = mv.chebyshev_cantelli_tnd(q, risks, n, errors, n, delta)
+    mus_plus = np.linspace(0, 0.499, 20_000)
+    mus_minus = -np.geomspace(1e-6, 1e4, 20_000)
+    for _ in range(10):
+        rho = rng.dirichlet(np.ones(H))
+        kl_div = float(np.sum(rho * np.log(rho * H)))
+        tandem = rho @ (errors.T @ errors / n) @ rho
+        gibbs = rho @ risks
+        t_upper = kl_inv_upper(tandem, (2 * kl_div + np.log(4 * np.sqrt(n) / delta)) / n)
+        slack = (kl_div + np.log(4 * np.sqrt(n) / delta)) / n
+        l_lower, l_upper = kl_inv_lower(gibbs, slack), kl_inv_upper(gibbs, slack)
+        authors = min(
+            oracle(t_upper, l_lower, mus_plus).min(), oracle(t_upper, l_upper, mus_minus).min()
+        )
+        ours = min(pb.Minimize(plus).value_at(rho), pb.Minimize(minus).value_at(rho))
+        assert ours <= authors + 1e-9
+        assert ours == pytest.approx(authors, abs=2e-5)  # the grid's resolution
+
+
+def test_the_classifier_solves_it_and_reports_it():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import RandomForestClassifier
+
+    from cvxpb.ensemble import MajorityVoteClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    model = MajorityVoteClassifier(forest, bound="cctnd", validation="split", random_state=0)
+    model.fit(X, y)
+    parts = model.declarations_["cctnd"]
+    minima = [pb.Minimize(part).solve().bound for part in parts]
+    assert model.result_.bound == min(minima)
+    assert model.bounds_["cctnd"]["minimum"] == model.result_.bound
+
+
+def test_bad_input_is_named():
+    q = pb.Posterior.uniform(3)
+    with pytest.raises(ValueError, match="needs n"):
+        mv.chebyshev_cantelli_tnd(q, [0.1, 0.2, 0.3], 50, matrix=np.eye(3) * 0.1)
+    with pytest.raises(ValueError, match="n_gibbs must be an integer"):
+        mv.chebyshev_cantelli_tnd(q, [0.1, 0.2, 0.3], 0, np.zeros((5, 3)))
