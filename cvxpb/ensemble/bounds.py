@@ -131,11 +131,7 @@ def tandem(
     >>> res.status, sorted(res.terms)
     ('optimal', ['KL', 'tandem_risk'])
     """
-    term = tandem_risk(q, errors, matrix=matrix)
-    if n is None:
-        if errors is None:
-            raise ValueError("tandem needs n, the sample size of the tandem rates, with matrix=")
-        n = np.shape(errors)[0]
+    term, n = _tandem_term(q, errors, n, matrix, "tandem")
     return 4 * _pac_bayes(term, q, n, delta, distance, divergence, alpha, 2)
 
 
@@ -243,15 +239,10 @@ def chebyshev_cantelli_tnd(
         The declarations for ``mu >= 0`` and for ``mu < 0``.
     """
     n_gibbs, delta = check_count(n_gibbs, "n_gibbs"), check_delta(delta)
-    T = tandem_risk(q, errors, matrix=matrix)
-    if n is None:
-        if errors is None:
-            raise ValueError("chebyshev_cantelli_tnd needs n, the tandem rates' sample size")
-        n = np.shape(errors)[0]
-    n = check_count(n, "n")
-    K = KL(q)
-    tandem_upper = ex.kl_inverse(T, (2 * K + np.log(4 * np.sqrt(n) / delta)) / n)
-    slack = (K + np.log(4 * np.sqrt(n_gibbs) / delta)) / n_gibbs
+    T, n = _tandem_term(q, errors, n, matrix, "chebyshev_cantelli_tnd")
+    n, K = check_count(n, "n"), KL(q)
+    tandem_upper = ex.kl_inverse(T, _kl_slack(2 * K, n, delta))
+    slack = _kl_slack(K, n_gibbs, delta)
     L = gibbs_risk(q, risks)
     return (
         ex.chebyshev_cantelli(tandem_upper, ex.kl_inverse_lower(L, slack), mu_nonnegative=True),
@@ -271,9 +262,24 @@ def _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement):
         raise ValueError("give votes (n' x H outputs) or matrix= with n_disagreement")
     m = check_count(n_disagreement, "n_disagreement")
     L, d, K = gibbs_risk(q, risks), disagreement(q, votes, matrix=matrix), KL(q)
-    upper = ex.kl_inverse(L, (K + np.log(4 * np.sqrt(n) / delta)) / n)
-    lower = ex.kl_inverse_lower(d, (2 * K + np.log(4 * np.sqrt(m) / delta)) / m)
+    upper = ex.kl_inverse(L, _kl_slack(K, n, delta))
+    lower = ex.kl_inverse_lower(d, _kl_slack(2 * K, m, delta))
     return upper, lower
+
+
+def _tandem_term(q, errors, n, matrix, who):
+    """The tandem risk term, and its sample size: ``n``, or the rows of ``errors``."""
+    term = tandem_risk(q, errors, matrix=matrix)
+    if n is None:
+        if errors is None:
+            raise ValueError(f"{who} needs n, the sample size of the tandem rates, with matrix=")
+        n = np.shape(errors)[0]
+    return term, n
+
+
+def _kl_slack(divergence, n, delta):
+    """``(divergence + ln(4 sqrt(n) / delta)) / n``: the kl inequality's side at ``delta / 2``."""
+    return (divergence + np.log(4 * np.sqrt(n) / delta)) / n
 
 
 def pac_bayes_lambda(q: Posterior, risks, n, delta):
