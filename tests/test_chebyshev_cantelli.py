@@ -122,3 +122,100 @@ def test_bad_input_is_named():
         mv.chebyshev_cantelli_tnd(q, [0.1, 0.2, 0.3], 50, matrix=np.eye(3) * 0.1)
     with pytest.raises(ValueError, match="n_gibbs must be an integer"):
         mv.chebyshev_cantelli_tnd(q, [0.1, 0.2, 0.3], 0, np.zeros((5, 3)))
+
+
+def _mp_kl(p, q):
+    import mpmath
+
+    def part(a, b):
+        return mpmath.mpf(0) if a == 0 else a * mpmath.log(a / b)
+
+    return part(p, q) + part(1 - p, 1 - q)
+
+
+def _mp_kl_inverse(p, eps, upper):
+    """sup (upper) or inf (lower) of {r : kl(p, r) <= eps}, by 200 bisections in 40 digits."""
+    import mpmath
+
+    p = min(max(p, mpmath.mpf(0)), mpmath.mpf(1))  # sums of weights may pass 1 by an ulp
+    lo, hi = (p, mpmath.mpf(1)) if upper else (mpmath.mpf(0), p)
+    if upper and _mp_kl(p, hi - mpmath.mpf(10) ** -35) <= eps:
+        return mpmath.mpf(1)
+    if not upper and (p == 0 or _mp_kl(p, mpmath.mpf(10) ** -35) <= eps):
+        return mpmath.mpf(0)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        inside = _mp_kl(p, mid) <= eps
+        lo, hi = (mid, hi) if inside == upper else (lo, mid)
+    return lo if upper else hi
+
+
+def _mp_side(T, L, nonnegative):
+    """The least of the parametric bound over one side of mu, in 40 digits."""
+    import mpmath
+
+    if nonnegative:
+        L = min(L, mpmath.mpf(1) / 2, mpmath.sqrt(T))
+    b, a = 1 - 2 * L, T - L + mpmath.mpf(1) / 4
+    lo, hi = (2, mpmath.inf) if nonnegative else (0, 2)
+    values = [1 - b * lo + a * lo * lo] + ([1 - b * hi + a * hi * hi] if hi != mpmath.inf else [])
+    if a > 0 and lo < b / (2 * a) < hi:
+        values.append(1 - b * b / (4 * a))
+    return min(values)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["zero errors", "all errors", "one voter", "n = 1", "n = 10^6", "tiny prior", "delta edges"],
+)
+def test_a_true_upper_bound_at_the_edges(case):
+    """Against the bound computed in 40 digits (mpmath kl inverses, exact KL): never
+    below it, and within 1e-7 of it."""
+    import mpmath
+
+    mpmath.mp.dps = 40
+    rng = np.random.default_rng(abs(hash(case)) % 2**32)
+    H, n, deltas = 6, 200, [0.05]
+    prior = np.full(H, 1 / H)
+    errors = (rng.random((n, H)) < rng.uniform(0.05, 0.4, H)).astype(float)
+    if case == "zero errors":
+        errors[:] = 0
+    elif case == "all errors":
+        errors[:] = 1
+    elif case == "one voter":
+        H, prior, errors = 1, np.ones(1), errors[:, :1]
+    elif case == "n = 1":
+        n, errors = 1, errors[:1]
+    elif case == "tiny prior":
+        prior = np.array([1e-12, 1e-9, 0.2, 0.3, 0.3, 0.2 - 1e-9 - 1e-12])
+    elif case == "delta edges":
+        deltas = [1e-9, 0.999]
+    matrix = None
+    if case == "n = 10^6":  # pairwise rates as measured on a million examples
+        n, matrix = 10**6, np.clip(errors.T @ errors / len(errors), 0, 1)
+    risks = errors.mean(axis=0) if matrix is None else np.diag(matrix)
+    q = pb.Posterior(prior)
+    for delta in deltas:
+        given = {"matrix": matrix} if matrix is not None else {"errors": errors}
+        parts = mv.chebyshev_cantelli_tnd(q, risks, n, n=n, delta=delta, **given)
+        for rho in [prior, np.eye(H)[-1], *rng.dirichlet(np.ones(H), 3)]:
+            ours = min(pb.Minimize(part).value_at(rho) for part in parts)
+            r = [mpmath.mpf(float(x)) for x in rho]
+            p = [mpmath.mpf(float(x)) for x in prior]
+            kl_div = sum(a * mpmath.log(a / b) for a, b in zip(r, p, strict=True) if a > 0)
+            tandem_rates = errors.T @ errors / len(errors) if matrix is None else matrix
+            T = sum(
+                r[i] * r[j] * mpmath.mpf(float(tandem_rates[i, j]))
+                for i in range(H)
+                for j in range(H)
+            )
+            L = sum(a * mpmath.mpf(float(x)) for a, x in zip(r, risks, strict=True))
+            big = (2 * kl_div + mpmath.log(4 * mpmath.sqrt(n) / delta)) / n
+            small = (kl_div + mpmath.log(4 * mpmath.sqrt(n) / delta)) / n
+            t_up = _mp_kl_inverse(min(T, mpmath.mpf(1)), big, upper=True)
+            exact = min(
+                _mp_side(t_up, _mp_kl_inverse(L, small, upper=False), True),
+                _mp_side(t_up, _mp_kl_inverse(L, small, upper=True), False),
+            )
+            assert ours >= exact, (case, delta)
+            assert ours - exact <= 1e-7, (case, delta)
