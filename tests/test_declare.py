@@ -659,3 +659,25 @@ def test_the_convex_concave_procedure_reaches_a_multistart_optimum(monkeypatch, 
     assert res.bound <= best + 1e-7
     monkeypatch.setattr(problem, "CCP_ROUNDS", 0)
     assert pb.Minimize(bound).solve().bound > best + 1e-3
+
+
+def test_a_function_of_one_weighted_sum_is_one_program_and_exact():
+    """``L + KL / n`` is least at the Gibbs posterior, with the value
+    ``-log(sum_i p_i exp(-n r_i)) / n`` (a closed form, independent of the search); the
+    search knows the bound is a monotone function of one weighted sum and needs one
+    scalarized program (with the terms' own least values) to certify it. A Renyi term
+    (a log of its core) is not affine, and the search is the general one."""
+    rng = np.random.default_rng(4)
+    H, n = 12, 300
+    risks = rng.uniform(0.05, 0.5, H)
+    q = pb.Posterior.uniform(H)
+    bound = pb.maximum(pb.gibbs_risk(q, risks) + pb.KL(q) / n, 0.0) * 2.0
+    assert bound.monotone_of_affine()
+    res = pb.Minimize(bound).solve()
+    exact = 2 * -np.log(np.mean(np.exp(-n * risks))) / n
+    assert res.status == "optimal" and res.iterations <= 3
+    assert exact <= res.bound <= exact + 1e-9
+    assert res.certificate.lower_bound <= exact
+    renyi = pb.gibbs_risk(q, risks) + pb.renyi(q, 2.0) / n
+    assert not renyi.monotone_of_affine()
+    assert not (pb.sqrt(pb.gibbs_risk(q, risks)) + pb.KL(q)).monotone_of_affine()

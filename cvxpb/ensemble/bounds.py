@@ -35,6 +35,8 @@ statistics were measured on:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from cvxpb.engine.declare import expressions as ex
@@ -44,10 +46,13 @@ from cvxpb.engine.declare.terms import (
     Posterior,
     disagreement,
     gibbs_risk,
+    pairwise_loss,
     tandem_risk,
 )
+from cvxpb.ensemble.pairs import PairErrors
+from cvxpb.numerics.tolerances import EPS
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
-from cvxpb.validation import check_choice, check_count, check_delta
+from cvxpb.validation import check_choice, check_count, check_delta, real_array
 
 
 def first_order(q: Posterior, risks, n, delta, distance="kl", divergence="kl", alpha=None):
@@ -250,6 +255,133 @@ def chebyshev_cantelli_tnd(
     )
 
 
+def split_kl(q: Posterior, errors, delta=0.05, *, seen=None):
+    """Declare Wu and Seldin's (2022) split-kl Chebyshev-Cantelli bound, one side each.
+
+    The vote's risk is at most ``E[Z] / (1/2 - mu)^2`` for the ``mu``-shifted tandem
+    loss ``Z`` of two voters drawn from ``q`` (:func:`chebyshev_cantelli_tnd`). ``Z``
+    takes three values, so ``E[Z]`` is bounded by splitting it into two 0/1 rates
+    (:func:`cvxpb.engine.declare.expressions.split_cantelli`): an upper kl bound on the
+    tandem risk and a lower one on the rate at which exactly one of the two voters errs
+    (``mu >= 0``) or neither does (``mu < 0``), all on ``q x q`` (``2 KL``). Neither rate
+    depends on ``mu``, so the three kl inequalities, at ``delta / 3`` each, hold for every
+    ``mu`` at once and each side is least over its ``mu`` in closed form. Any number of
+    classes.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    errors : array_like of shape (n, H)
+        The voters' 0/1 errors.
+    delta : float, default=0.05
+        The confidence.
+    seen : array_like of shape (n, H), optional
+        Which examples count for each voter (out of bag); all by default. Each pair
+        counts the examples both voters have, and ``n`` is the least such count.
+
+    Returns
+    -------
+    tuple of Expression
+        The declarations for ``mu >= 0`` and for ``mu < 0``: minimize both and take the
+        lesser minimum.
+
+    Examples
+    --------
+    >>> import numpy as np, cvxpb as pb
+    >>> from cvxpb.ensemble import bounds as mv
+    >>> errors = (np.random.default_rng(0).random((400, 3)) < 0.2).astype(float)
+    >>> plus, minus = mv.split_kl(pb.Posterior.uniform(3), errors)
+    >>> res = pb.Minimize(plus).solve()
+    >>> res.status, sorted(res.terms)
+    ('local', ['KL', 'one_error_rate', 'tandem_risk'])
+    """
+    delta = check_delta(delta)
+    pairs = PairErrors(errors, seen)
+    slack = _kl_slack(2 * KL(q), pairs.n, delta, parts=3)
+    tandem_upper = ex.kl_inverse(pairs.tandem_term(q), slack)
+    one = pairwise_loss(q, pairs.one_error(), name="one_error_rate")
+    none = pairwise_loss(q, pairs.no_error(), name="no_error_rate")
+    return (
+        ex.split_cantelli(tandem_upper, ex.kl_inverse_lower(one, slack), mu_nonnegative=True),
+        ex.split_cantelli(tandem_upper, ex.kl_inverse_lower(none, slack), mu_nonnegative=False),
+    )
+
+
+def unexpected_bernstein(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid=None):
+    """Declare the Chebyshev-Cantelli bound with the PAC-Bayes-unexpected-Bernstein inequality.
+
+    Wu and Seldin's (2022) CCPBUB. For ``Z <= b`` and ``gamma`` in ``(0, 1/b)``,
+    Mhammedi, Grunwald and Guedj's (2019) inequality gives, for every posterior at once,
+    ``E[Z] <= Z_hat + psi(-gamma b) / (gamma b^2) Z2_hat + (2 KL + ln(1/delta)) /
+    (gamma n)`` on pairs (``2 KL``), with ``Z2_hat`` the empirical mean of ``Z^2`` and
+    ``psi(u) = u - ln(1 + u)``. For the ``mu``-shifted tandem loss ``b = (1 - mu)^2``,
+    and ``Z_hat + c Z2_hat`` is one quadratic form in ``q``
+    (:meth:`cvxpb.ensemble.pairs.PairErrors.shifted_loss`), convex on one sample. The
+    inequality holds at one ``(mu, gamma)``: the grid is ``mu_grid`` times Wu and
+    Seldin's ``gamma_k = 1 / (2^(k+1) b)``, ``k < ceil(log2(sqrt(n / ln(1/delta)) / 2))``,
+    each at ``delta`` over the grid's size (the union bound). Each grid point is a
+    convex program in ``q``, so the least of their minima is the global minimum.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    errors : array_like of shape (n, H)
+        The voters' 0/1 errors.
+    delta : float, default=0.05
+        The confidence, shared by the grid.
+    seen : array_like of shape (n, H), optional
+        Which examples count for each voter (out of bag); all by default.
+    mu_grid : array_like, optional
+        The shifts, each finite and below 1/2; by default ``MU_GRID``.
+
+    Returns
+    -------
+    tuple of Expression
+        One declaration per ``(mu, gamma)``: minimize each and take the least minimum.
+
+    Raises
+    ------
+    ValueError
+        For a shift of 1/2 or more, or a non-finite one.
+    """
+    delta = check_delta(delta)
+    mus = _shifts(MU_GRID if mu_grid is None else mu_grid)
+    pairs = PairErrors(errors, seen)
+    n = pairs.n
+    steps = max(1, math.ceil(math.log2(math.sqrt(n / math.log(1 / delta)) / 2)))
+    cost = math.log(mus.size * steps / delta)
+    declared = []
+    for mu in mus:
+        b = (1 - mu) ** 2
+        for k in range(steps):
+            x = 2.0 ** -(k + 1)  # gamma b
+            weight = (-x - math.log1p(-x)) / (x * b) * (1 + 8 * EPS)
+            shifted = pairs.shifted_loss(q, mu, weight)
+            margin = 64 * EPS * (b + weight * b * b)  # the matrix's own rounding
+            gamma_n = x / b * n
+            numerator = shifted + (2 * KL(q) + cost) / gamma_n + margin
+            declared.append(ex.maximum(numerator, 0.0) * (_up(1 / (0.5 - mu) ** 2)))
+    return tuple(declared)
+
+
+MU_GRID = np.round(np.linspace(-0.25, 0.45, 15), 12)  # the default shifts of a union bound
+
+
+def _shifts(grid):
+    """The shifts of a union bound: finite, each below 1/2."""
+    mus = np.asarray(real_array(grid, "mu_grid"), dtype=float).ravel()
+    if mus.size == 0 or np.any(~np.isfinite(mus)) or np.any(mus >= 0.5):
+        raise ValueError(f"mu_grid must hold finite shifts below 1/2, got {grid!r}")
+    return mus
+
+
+def _up(x):
+    """``x`` raised by a few units in the last place: a factor rounded outward."""
+    return float(x) * (1 + 4 * EPS)
+
+
 def _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement):
     """An upper kl bound on the Gibbs risk and a lower one on the disagreement (of
     ``q x q``, hence ``2 KL``), each at ``delta / 2``."""
@@ -277,9 +409,10 @@ def _tandem_term(q, errors, n, matrix, who):
     return term, n
 
 
-def _kl_slack(divergence, n, delta):
-    """``(divergence + ln(4 sqrt(n) / delta)) / n``: the kl inequality's side at ``delta / 2``."""
-    return (divergence + np.log(4 * np.sqrt(n) / delta)) / n
+def _kl_slack(divergence, n, delta, parts=2):
+    """``(divergence + ln(2 parts sqrt(n) / delta)) / n``: the kl inequality's side at
+    ``delta / parts``."""
+    return (divergence + np.log(2 * parts * np.sqrt(n) / delta)) / n
 
 
 def pac_bayes_lambda(q: Posterior, risks, n, delta):

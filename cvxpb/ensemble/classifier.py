@@ -11,8 +11,10 @@ fitted voters and measures them on all of ``X``, which must not be data they saw
 
 The prior is uniform over the voters. The bounds are those of
 :mod:`cvxpb.ensemble.bounds`, each minimized by :class:`cvxpb.Minimize`:
-``"first_order"``, ``"tnd"`` (tandem), ``"lambda"`` (PAC-Bayes-lambda) for any number
-of classes, and ``"c_bound"``, ``"dis"`` for two classes.
+``"first_order"``, ``"tnd"`` (tandem), the Chebyshev-Cantelli bounds ``"cctnd"``
+(Wu et al., 2021), ``"split_kl"`` and ``"unexpected_bernstein"`` (Wu and Seldin, 2022),
+``"lambda"`` (PAC-Bayes-lambda) for any number of classes, and ``"c_bound"``, ``"dis"``
+for two classes.
 """
 
 from __future__ import annotations
@@ -30,7 +32,16 @@ from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
 from cvxpb.validation import check_choice, check_delta
 
-BOUNDS = ("first_order", "tnd", "cctnd", "lambda", "c_bound", "dis")
+BOUNDS = (
+    "first_order",
+    "tnd",
+    "cctnd",
+    "split_kl",
+    "unexpected_bernstein",
+    "lambda",
+    "c_bound",
+    "dis",
+)
 BINARY_BOUNDS = ("c_bound", "dis")
 VALIDATIONS = ("oob", "split", "prefit")
 
@@ -44,9 +55,12 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         The voters: a scikit-learn ensemble (its ``estimators_``) or a list of
         classifiers, fitted or not (``"prefit"`` needs them fitted). ``None``: a random
         forest of 100 trees.
-    bound : {"first_order", "tnd", "cctnd", "lambda", "c_bound", "dis"}
+    bound : {"first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", \
+"lambda", "c_bound", "dis"}
         The bound the posterior minimizes (the last two for two classes only;
-        ``"cctnd"`` is Wu et al.'s (2021) Chebyshev-Cantelli tandem bound).
+        ``"cctnd"`` is Wu et al.'s (2021) Chebyshev-Cantelli tandem bound,
+        ``"split_kl"`` and ``"unexpected_bernstein"`` Wu and Seldin's (2022)
+        CCPBSkl and CCPBUB).
     divergence : {"kl", "chi2", "renyi"}
         For ``"first_order"`` and ``"tnd"``; the others use KL.
     alpha : float or None
@@ -76,7 +90,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     declarations_ : dict
         Every bound that applies to these voters, by name, as a declared expression
         (:class:`cvxpb.Minimize` solves each), or a tuple of them where the bound is the
-        least of their minima (``"cctnd"``: one for each sign of ``mu``).
+        least of their minima (``"cctnd"``, ``"split_kl"``: one for each sign of
+        ``mu``; ``"unexpected_bernstein"``: one for each point of its grid).
     """
 
     def __init__(
@@ -349,6 +364,7 @@ def _statistics(votes, y, seen):
         "n": int(pairs.min()),
         "all_seen": bool(seen.all()),
         "errors": E.astype(float),
+        "seen": None if seen.all() else seen,
         "votes": votes,
         "tandem": np.clip(E.T.astype(float) @ E / pairs, 0.0, 1.0),
         "disagreement": np.clip(1 - agreement / pairs, 0.0, 1.0),
@@ -373,6 +389,10 @@ def _declarations(q, stats, delta, divergence, alpha):
         "first_order": mv.first_order(q, risks, n_gibbs, delta, "kl", divergence, alpha),
         "tnd": tandem,
         "cctnd": cctnd,
+        "split_kl": mv.split_kl(q, stats["errors"], delta, seen=stats["seen"]),
+        "unexpected_bernstein": mv.unexpected_bernstein(
+            q, stats["errors"], delta, seen=stats["seen"]
+        ),
         "lambda": mv.pac_bayes_lambda(q, risks, n_gibbs, delta),
     }
     if len(np.unique(stats["votes"])) <= 2:

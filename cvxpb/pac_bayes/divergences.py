@@ -594,6 +594,8 @@ class Chi2(PowerDivergence):
         # ``chi2(Q||P) = D - 1``.
         return value - 1.0
 
+    affine_transform = True  # M - 1
+
     def transform(self, core, rounding: int = 0):
         # M - 1 is exact for M in [1/2, 2] (Sterbenz) and within half an ulp beyond
         return nudge(np.asarray(core, dtype=float) - 1.0, rounding)

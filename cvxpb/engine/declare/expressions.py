@@ -98,6 +98,34 @@ class Expression:
         arguments = [a.evaluate(values, rounding * s) for a, s in self._signed()]
         return self._apply(arguments, rounding)
 
+    def affine(self) -> bool:
+        """Whether the node is an affine function of its terms' values.
+
+        Returns
+        -------
+        bool
+            True for numbers, sums and multiples of affine nodes, and terms whose value
+            is an affine map of their core.
+        """
+        return False
+
+    def monotone_of_affine(self) -> bool:
+        """Whether the node is a monotone function of one affine function of its terms.
+
+        Such a bound is monotone along every line in the terms' values, so over a
+        polygon it is least at a vertex (:mod:`cvxpb.engine.declare.pareto` uses this).
+
+        Returns
+        -------
+        bool
+            True if the node is affine, or depends on the posterior through one argument,
+            monotonically, which is itself such a node.
+        """
+        if self.affine():
+            return True
+        live = [(a, s) for a, s in zip(self.args, self.monotonicity, strict=True) if a.leaves()]
+        return len(live) == 1 and live[0][1] in (1, -1) and live[0][0].monotone_of_affine()
+
     def _signed(self):
         pairs = zip(self.args, self.monotonicity, strict=True)
         return [(a, 0 if s is None else s) for a, s in pairs]
@@ -156,6 +184,9 @@ class Constant(Expression):
     def leaves(self):
         return {}
 
+    def affine(self) -> bool:
+        return True
+
     def evaluate(self, values, rounding):
         return np.float64(self.value)
 
@@ -209,6 +240,9 @@ class Sum(Expression):
     def monotonicity(self):
         return (1,) * len(self.args)
 
+    def affine(self) -> bool:
+        return all(a.affine() for a in self.args)
+
     def _apply(self, arguments, rounding):
         total = arguments[0]
         for a in arguments[1:]:
@@ -237,6 +271,9 @@ class Scale(Expression):
         super().__init__(x)
         self.factor = _number(factor, "a factor")
         self.monotonicity = (1 if self.factor > 0 else -1 if self.factor < 0 else 0,)
+
+    def affine(self) -> bool:
+        return self.args[0].affine()
 
     def _apply(self, arguments, rounding):
         return nudge(self.factor * arguments[0], rounding)
@@ -474,7 +511,11 @@ class ChebyshevCantelli(Expression):
         self.monotonicity = (1, -1) if mu_nonnegative else (1, 1)
 
     def _apply(self, arguments, rounding):
-        T, L = (np.clip(x, 0.0, 1.0) for x in np.broadcast_arrays(*arguments))
+        return self._least(*np.broadcast_arrays(*arguments), rounding)
+
+    def _least(self, T, L, rounding):
+        """The least value over the side at ``(T, L)``, rounded in ``rounding``."""
+        T, L = np.clip(T, 0.0, 1.0), np.clip(L, 0.0, 1.0)
         if self.nonnegative:  # a lower bound on the Gibbs risk may be lowered
             L = np.minimum(L, np.minimum(0.5, np.sqrt(T)))
         lo, hi = (2.0, np.inf) if self.nonnegative else (0.0, 2.0)
@@ -497,6 +538,49 @@ class ChebyshevCantelli(Expression):
     def __repr__(self):
         side = "mu >= 0" if self.nonnegative else "mu < 0"
         return f"chebyshev_cantelli[{side}]({self.args[0]!r}, {self.args[1]!r})"
+
+
+class SplitCantelli(ChebyshevCantelli):
+    """The Chebyshev-Cantelli bound with the split-kl bound on the shifted tandem loss.
+
+    Wu and Seldin (2022) split the ``mu``-shifted tandem loss ``Z``, which takes three
+    values ``a < m < b`` by how many of two voters err, as
+    ``Z = m + (b - m) 1[Z = b] - (m - a) 1[Z = a]``, and bound the two rates by kl
+    inequalities: ``U`` above the rate at which both err (the tandem risk), ``V`` below
+    the rate of ``Z = a``. For ``mu >= 0`` that is the rate at which exactly one errs
+    and ``(a, m, b) = (-mu (1 - mu), mu^2, (1 - mu)^2)``; for ``mu < 0`` the rate at
+    which neither errs and ``(a, m, b) = (mu^2, -mu (1 - mu), (1 - mu)^2)``. Then
+    ``E[Z] <= U - 2 mu l + mu^2`` with ``l = U + V / 2`` (``mu >= 0``) or
+    ``l = (1 + U - V) / 2`` (``mu < 0``), which is :class:`ChebyshevCantelli`'s
+    numerator at ``(U, l)``, so the least value over the side is its closed form there.
+    At each ``mu`` the numerator's slope is ``1 - 2 mu >= 0`` (``mu >= 0``) or
+    ``1 - mu > 0`` in ``U`` and ``-mu`` in ``V``, so the atom increases in ``U`` and
+    decreases in ``V`` on both sides.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        ``(U, V)``: an upper bound on the tandem risk and a lower bound on the rate of
+        exactly one error (``mu >= 0``) or of none (``mu < 0``).
+    mu_nonnegative : bool, default=True
+        The side ``mu >= 0``, else ``mu < 0``.
+    """
+
+    def __init__(self, *args, mu_nonnegative=True):
+        super().__init__(*args, mu_nonnegative=mu_nonnegative)
+        self.monotonicity = (1, -1)
+
+    def _apply(self, arguments, rounding):
+        U, V = (np.clip(x, 0.0, 1.0) for x in np.broadcast_arrays(*arguments))
+        if self.nonnegative:  # the bound decreases in l here: round l the other way
+            level = nudge(U + 0.5 * V, -rounding)
+        else:
+            level = nudge(0.5 * nudge(1 + U - V, rounding), rounding)
+        return self._least(U, level, rounding)
+
+    def __repr__(self):
+        side = "mu >= 0" if self.nonnegative else "mu < 0"
+        return f"split_cantelli[{side}]({self.args[0]!r}, {self.args[1]!r})"
 
 
 class PacBayes(Expression):
@@ -721,6 +805,36 @@ def chebyshev_cantelli(T, L, mu_nonnegative=True) -> Expression:
     True
     """
     return ChebyshevCantelli(T, L, mu_nonnegative=mu_nonnegative)
+
+
+def split_cantelli(U, V, mu_nonnegative=True) -> Expression:
+    """Declare the split-kl Chebyshev-Cantelli bound at its best ``mu`` on one side.
+
+    Wu and Seldin's (2022) bound on the vote's risk from the split of the ``mu``-shifted
+    tandem loss (:class:`SplitCantelli`), least over ``mu >= 0`` or over ``mu < 0``.
+
+    Parameters
+    ----------
+    U : Expression or float
+        An upper bound on the tandem risk.
+    V : Expression or float
+        A lower bound on the rate at which exactly one of two voters errs
+        (``mu_nonnegative``), or neither does (otherwise).
+    mu_nonnegative : bool, default=True
+        The side ``mu >= 0``, else ``mu < 0``.
+
+    Returns
+    -------
+    Expression
+        The atom: increasing in ``U``, decreasing in ``V``.
+
+    Examples
+    --------
+    >>> from cvxpb.engine.declare.expressions import split_cantelli
+    >>> float(split_cantelli(0.05, 0.3).evaluate(None, 0)) < 4 * 0.05
+    True
+    """
+    return SplitCantelli(U, V, mu_nonnegative=mu_nonnegative)
 
 
 def minimum(*args) -> Expression:

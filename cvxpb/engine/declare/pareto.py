@@ -141,6 +141,8 @@ class ParetoSearch:
         self.replace = replace or {}  # majorants standing in for terms (convex-concave)
         self.convex.update(self.replace)
         self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G
+        # monotone along lines: least at a vertex of R, and stationary at one mu
+        self.vertex_exact = bound.monotone_of_affine()
 
     def oriented(self, term, q, rounding):
         """The oriented term ``sign * core`` at ``q``.
@@ -282,7 +284,7 @@ class ParetoSearch:
         self.tol = tol
         self.a_lo = self._least(self.A)
         self.b_lo = self._least(self.B)
-        for mu in FIRST_MUS:
+        for mu in self._first_mus():
             self._solve(float(mu))
         relaxed = any(m is not None for m in self.convex.values())
         history = []
@@ -300,6 +302,16 @@ class ParetoSearch:
                 self._solve(mu)
         best = min(self.solved, key=lambda s: s.value)
         return best, lower, time.perf_counter() - start
+
+    def _first_mus(self):
+        """``FIRST_MUS``; for a monotone function of ``w_A A + w_B B`` (whose minimum
+        is the scalarized program's at ``mu = w_B / w_A``) that ``mu`` alone, from the
+        slopes at the prior, when they are finite and positive."""
+        if self.vertex_exact:
+            slope_a, slope_b = self.slopes(self.A.posterior.prior, [self.A, self.B])
+            if slope_a > 0 and 0 < slope_b < np.inf:
+                return [float(slope_b / slope_a)]
+        return FIRST_MUS
 
     def run_single(self):
         """Minimize a bound of one term: the term's least value, with its proof.
@@ -458,6 +470,9 @@ class ParetoSearch:
         least corner is below ``upper - tol`` but ``G`` on the segment there is not
         (only finer pieces, not more ``mu``, can close that gap), the edge is cut into
         proportionally more pieces, at most ``MAX_PIECES``."""
+        if self.vertex_exact and mu > 0:  # monotone along the edge: least at an end
+            b = np.array([hi, lo])
+            return float(np.min(self._at(nudge(c - nudge(mu * b, +1), -1), b)))
         a, b = _corners(mu, c, lo, hi, PIECES)
         values = np.array(self._at(a, b), dtype=float, ndmin=1)
         least = float(values.min())

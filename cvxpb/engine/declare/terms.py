@@ -146,6 +146,7 @@ class Term(Expression):
         float
             ``transform(core(q))``.
         """
+        q = np.asarray(q, dtype=float)
         return float(self.transform(self.core(q, rounding), rounding))
 
     def core(self, q, rounding: int = 0) -> float:
@@ -197,6 +198,9 @@ class Term(Expression):
 
     def evaluate(self, values, rounding: int):
         return self.transform(values(self, rounding), rounding)
+
+    def affine(self) -> bool:
+        return True  # the transform is the identity; divergences say otherwise
 
     def minorant(self, sign: int):
         """A convex stand-in for the core where its curvature does not fit the bound.
@@ -275,13 +279,17 @@ class QuadraticForm(Term):
         The term's name.
     """
 
+    rates = True  # entries are rates in [0, 1]; else any finite numbers
+
     def __init__(self, posterior, matrix, name):
         super().__init__(posterior, name)
         M = real_array(matrix, name)
         H = posterior.size
         if M.shape != (H, H):
             raise ValueError(f"{name} needs an H x H matrix ({H} x {H}), got shape {M.shape}")
-        if np.any(~np.isfinite(M)) or np.any(M < 0) or np.any(M > 1):
+        if np.any(~np.isfinite(M)):
+            raise ValueError(f"{name}'s matrix must hold finite numbers")
+        if self.rates and (np.any(M < 0) or np.any(M > 1)):
             raise ValueError(f"{name}'s matrix must hold rates in [0, 1]")
         if not np.allclose(M, M.T, rtol=0, atol=1e-12):
             raise ValueError(f"{name}'s matrix must be symmetric")
@@ -403,6 +411,42 @@ class Disagreement(QuadraticForm):
 
         if self.factor is not None:  # 1 - sum_c |V_c q|^2 / n on the simplex
             return 1 - cp.sum_squares(self.factor @ q)
+        return super().expr(q)
+
+
+class PairwiseLoss(QuadraticForm):
+    """``q @ M @ q``: the average under ``q x q`` of a pairwise loss of any sign.
+
+    ``M[i, j]`` is the empirical mean of a loss of the pair ``(i, j)``, such as Wu et
+    al.'s (2021) ``mu``-shifted tandem loss ``(e_i - mu)(e_j - mu)``. The curvature is
+    that of ``M`` on the plane ``sum q = 0`` (the simplex's directions): convex,
+    concave or indefinite.
+
+    Parameters
+    ----------
+    posterior : Posterior
+        The posterior the term is a function of.
+    matrix : array_like of shape (H, H)
+        A symmetric matrix of finite numbers.
+    name : str
+        The term's name.
+    """
+
+    rates = False
+
+    def _curvature(self) -> str:
+        basis = _tangent_basis(self.matrix.shape[0])
+        lowest, highest = _extreme_eigenvalues(basis.T @ self.matrix @ basis)
+        scale = max(abs(lowest), abs(highest), 1.0)
+        if lowest >= -PSD_TOLERANCE * scale:
+            return "convex"
+        return "concave" if highest <= PSD_TOLERANCE * scale else "indefinite"
+
+    def expr(self, q):
+        import cvxpy as cp
+
+        if self.factor is not None:  # F.T F: a sum of squares, exactly DCP
+            return cp.sum_squares(self.factor @ q)
         return super().expr(q)
 
 
@@ -620,6 +664,58 @@ def disagreement(q: Posterior, votes=None, *, matrix=None) -> Disagreement:
     return term
 
 
+def pairwise_loss(q: Posterior, matrix=None, *, factor=None, name="pairwise_loss") -> PairwiseLoss:
+    """Declare the average ``q @ M @ q`` of a pairwise loss under ``q x q``.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior.
+    matrix : array_like of shape (H, H), optional
+        ``M``: each pair's mean loss, a symmetric matrix of finite numbers (estimates
+        on different samples need not make it semidefinite: the solver then proves its
+        lower bound with the term's convex minorant and reports the gap that leaves).
+    factor : array_like of shape (k, H), optional
+        ``F`` with ``M = F.T @ F`` instead of ``matrix``: the loss of ``(i, j)`` on
+        example ``x`` is ``f_i(x) f_j(x)`` (rows ``f(x) / sqrt(n)``), so the term is
+        convex and its CVXPY expression a sum of squares.
+    name : str, default="pairwise_loss"
+        The term's name (its key in :attr:`cvxpb.Result.terms`).
+
+    Returns
+    -------
+    PairwiseLoss
+        The term.
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of ``matrix`` and ``factor`` is given, of the right shape,
+        with finite entries (and ``matrix`` symmetric).
+
+    Examples
+    --------
+    >>> import numpy as np, cvxpb as pb
+    >>> from cvxpb.engine.declare.terms import pairwise_loss
+    >>> errors = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
+    >>> shifted = (errors - 0.25) / np.sqrt(3)  # (e_i - mu)(e_j - mu), mu = 1/4
+    >>> term = pairwise_loss(pb.Posterior.uniform(2), factor=shifted)
+    >>> term.curvature, round(term.value([0.5, 0.5]), 4)
+    ('convex', 0.2292)
+    """
+    if (matrix is None) == (factor is None):
+        raise ValueError(f"{name} needs matrix= (H x H) or factor= (k x H), not both")
+    if matrix is not None:
+        return PairwiseLoss(q, matrix, name)
+    F = real_array(factor, "factor")
+    if F.ndim != 2 or F.shape[1] != q.size or not np.all(np.isfinite(F)):
+        raise ValueError(f"factor must be a finite k x H matrix with H = {q.size}")
+    term = PairwiseLoss(q, F.T @ F, name)
+    term.factor = _compact(F)
+    term.curvature = "convex"
+    return term
+
+
 def _compact(F):
     """A factor with ``|R q|^2 = |F q|^2`` and at most ``H`` rows (``R`` of ``F = Q R``),
     for CVXPY programs of size ``H`` whatever ``n``."""
@@ -678,6 +774,10 @@ class DivergenceTerm(Term):
 
     def transform(self, core, rounding=0):
         return self.measure.transform(core, rounding)
+
+    def affine(self) -> bool:
+        kind = type(self.measure)
+        return kind.transform is Divergence.transform or getattr(kind, "affine_transform", False)
 
     def gradient(self, q):
         return self.measure.core_gradient(q, self.prior)
