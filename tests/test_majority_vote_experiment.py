@@ -42,7 +42,7 @@ def test_one_run_rows_are_what_they_say():
 
 def test_command_line_json_and_resume(tmp_path, capsys, monkeypatch):
     args = ["experiment", "majority-vote", "--dataset", "housevotes", "--trees", "8"]
-    args += ["--runs", "2", "--modes", "oob", "--no-plots"]
+    args += ["--runs", "2", "--modes", "oob", "--no-plots", "--bounds", "seed"]
     assert main([*args, "--json", "--out", str(tmp_path)]) == 0
     table = json.loads(capsys.readouterr().out)
     assert {r["bound"] for r in table} == {"uniform", *experiment.BOUNDS}
@@ -61,3 +61,22 @@ def test_command_line_json_and_resume(tmp_path, capsys, monkeypatch):
     pd.testing.assert_frame_equal(rows, again)
     assert main(["experiment", "majority-vote", "--dataset", "iris"]) == 2
     assert "--dataset must be among" in capsys.readouterr().err
+
+
+def test_bounds_on_the_command_line():
+    assert experiment.bound_names("seed") == experiment.BOUNDS
+    assert "split_kl" in experiment.bound_names("all")
+    assert experiment.bound_names(" dis, tnd ") == ("tnd", "dis")  # the classifier's order
+    for bad in ("tnd,ccpbb", ",", "TND"):
+        with pytest.raises(ValueError, match="--bounds must name some of"):
+            experiment.bound_names(bad)
+
+
+def test_command_line_new_bounds(tmp_path, capsys):
+    args = ["experiment", "majority-vote", "--dataset", "housevotes", "--trees", "6"]
+    args += ["--modes", "split", "--no-plots", "--bounds", "split_kl,unexpected_bernstein"]
+    assert main([*args, "--json", "--out", str(tmp_path)]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert {r["bound"] for r in table} == {"uniform", "split_kl", "unexpected_bernstein"}
+    ub = next(r for r in table if r["bound"] == "unexpected_bernstein")
+    assert ub["statuses"] == "optimal"  # a grid of certified convex programs on one sample

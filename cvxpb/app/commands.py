@@ -563,10 +563,12 @@ def cmd_majority_vote(args) -> int:
     modes = tuple(m.strip() for m in args.modes.split(","))
     if args.trees < 1:
         raise ValueError(f"--trees must be a positive integer, got {args.trees}")
+    bounds = experiment.bound_names(args.bounds)
     rows, posteriors = experiment.run_experiment(
         names,
         args.runs,
         modes,
+        bounds=bounds,
         trees=args.trees,
         random_state=args.seed,
         progress=not args.json,

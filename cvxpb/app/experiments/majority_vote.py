@@ -10,10 +10,12 @@ Masegosa, Lorenzen, Igel and Seldin (2020) do:
   (each pair on the examples both trees left out; the tandem and disagreement matrices
   are then pairwise estimates, and the search's status says what it proves).
 
-For each bound (first order, tandem TND, PAC-Bayes-lambda, and for two classes the
-C-bound and DIS) the row holds its minimum over the posterior, the status, and the
-test risk of the vote with that posterior; a row ``uniform`` holds the test risk of
-the unweighted vote. ``runs`` repetitions, mean and standard deviation in the summary.
+For each bound (first order, tandem TND, the Chebyshev-Cantelli bounds CCTND, split-kl
+and unexpected Bernstein, PAC-Bayes-lambda, and for two classes the C-bound and DIS;
+the committed runs have the five of ``BOUNDS``) the row holds its minimum over the
+posterior, the status, and the test risk of the vote with that posterior; a row
+``uniform`` holds the test risk of the unweighted vote. ``runs`` repetitions, mean and
+standard deviation in the summary.
 """
 
 from __future__ import annotations
@@ -47,6 +49,36 @@ BOUNDS = ("first_order", "tnd", "lambda", "c_bound", "dis")
 """The bounds of the committed runs; :func:`run_experiment` takes any of the classifier's."""
 MODES = ("split", "oob")
 TREES = 100
+
+
+def bound_names(text: str) -> tuple:
+    """The bounds a command line names: comma-separated, ``all`` or ``seed``.
+
+    Parameters
+    ----------
+    text : str
+        ``"all"`` (every bound of the classifier), ``"seed"`` (the committed runs'
+        five) or names separated by commas.
+
+    Returns
+    -------
+    tuple of str
+        The bounds, in the classifier's order.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a bound.
+    """
+    if text.strip() == "all":
+        return ALL_BOUNDS
+    if text.strip() == "seed":
+        return BOUNDS
+    names = [b.strip() for b in text.split(",") if b.strip()]
+    unknown = [b for b in names if b not in ALL_BOUNDS]
+    if unknown or not names:
+        raise ValueError(f"--bounds must name some of {', '.join(ALL_BOUNDS)}, got {text!r}")
+    return tuple(b for b in ALL_BOUNDS if b in names)
 
 
 def one_run(data, mode, trees, bounds, seed) -> tuple[list[dict], dict]:
@@ -294,20 +326,25 @@ def _plots(table, posteriors, out) -> list:
     import matplotlib.pyplot as plt
 
     names = list(dict.fromkeys(table["dataset"]))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.5 * len(names) + 2.5), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.6 * len(names) + 3.2), sharey=True)
     for ax, mode in zip(axes, MODES, strict=True):
         part = table[table["mode"] == mode]
-        for k, bound in enumerate(b for b in ALL_BOUNDS if b in set(part["bound"])):
+        shown = [b for b in ALL_BOUNDS if b in set(part["bound"])]
+        for k, bound in enumerate(shown):
             rows = part[part["bound"] == bound].set_index("dataset").reindex(names)
-            ax.plot(rows["bound value"], np.arange(len(names)) + 0.1 * k, "o", label=bound)
+            y = np.arange(len(names)) + 0.8 * (k + 1) / (len(shown) + 1) - 0.4
+            (line,) = ax.plot(rows["bound value"], y, "o", label=bound)
+            ax.plot(rows["test risk"], y, "x", color=line.get_color())
         risk = part[part["bound"] == "uniform"].set_index("dataset").reindex(names)["test risk"]
         ax.plot(risk, np.arange(len(names)), "k|", markersize=14, label="test risk (uniform)")
+        ax.plot([], [], "kx", label="test risk (each bound's posterior)")
         ax.set_title(f"errors measured: {mode}")
         ax.set_xlabel("bound on the vote's risk (each at its own minimum)")
         ax.set_xlim(0, 1.05)
     axes[0].set_yticks(np.arange(len(names)), names)
-    axes[1].legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.1 + 0.1 / max(len(names), 1), 1, 1))
     first = out / "majority_vote_bounds.png"
     fig.savefig(first, dpi=110)
     plt.close(fig)
