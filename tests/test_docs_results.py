@@ -127,7 +127,9 @@ SUMMARIES = [
 
 
 @pytest.mark.parametrize(
-    ("folder", "raw", "table", "select", "keys", "columns"), SUMMARIES, ids=lambda v: str(v)
+    ("folder", "raw", "table", "select", "keys", "columns"),
+    SUMMARIES,
+    ids=lambda v: getattr(v, "__name__", str(v)),  # a function by name: stable across workers
 )
 def test_committed_summaries_aggregate_their_raw_rows(folder, raw, table, select, keys, columns):
     """Each summary table against its own rows, aggregated here with plain pandas."""

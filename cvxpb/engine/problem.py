@@ -11,7 +11,7 @@ from cvxpb.engine.result import Result
 from cvxpb.numerics.constants import CONSTANTS, check_sample_size
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
-from cvxpb.numerics.tolerances import nudge
+from cvxpb.numerics.tolerances import EPS, nudge
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
 from cvxpb.pac_bayes.divergences import Renyi
 from cvxpb.validation import (
@@ -138,6 +138,8 @@ class BoundProblem:
             raise ValueError(f"q must sum to 1 (within 1e-6), sums to {total!r}")
         if np.any((q > 0) & (self.prior == 0)):
             raise ValueError("q puts mass where the prior is zero: the divergence is infinite")
+        if abs(total - 1) <= 2 * q.size * EPS:  # normalized up to rounding: projecting
+            return q  # again must not move it (the Result's bound is evaluate(posterior))
         return q / total
 
     def terms(self, q) -> tuple[float, float]:
