@@ -681,3 +681,24 @@ def test_a_function_of_one_weighted_sum_is_one_program_and_exact():
     renyi = pb.gibbs_risk(q, risks) + pb.renyi(q, 2.0) / n
     assert not renyi.monotone_of_affine()
     assert not (pb.sqrt(pb.gibbs_risk(q, risks)) + pb.KL(q)).monotone_of_affine()
+
+
+def test_an_edge_lower_bound_of_a_weighted_sum_is_its_lesser_end():
+    """For a bound monotone in one weighted sum, the least value on an edge of the
+    outer region is at one of its ends: against G on 2001 points of the edge, with
+    the edge's slope away from the sum's (so the two ends differ)."""
+    from cvxpb.engine.declare.pareto import ParetoSearch
+
+    q = pb.Posterior.uniform(4)
+    L, K = pb.gibbs_risk(q, [0.1, 0.2, 0.3, 0.4]), pb.KL(q)
+    bound = pb.maximum(L + 0.5 * K, 0.0) * 3.0
+    search = ParetoSearch(bound, [L, K], {L: 1, K: 1})
+    assert search.vertex_exact
+    search.upper, search.tol = np.inf, 1e-7
+    for mu in (0.1, 2.0):  # steeper and shallower than the sum's 0.5
+        c, lo, hi = 0.3, 0.01, 0.4
+        least = search._least_on_edge(mu, c, lo, hi)
+        b = np.linspace(lo, hi, 2001)
+        along = np.array([float(search._at(c - mu * x, x)) for x in b])
+        assert least <= along.min() + 1e-15
+        assert least >= along.min() - 1e-12

@@ -388,3 +388,36 @@ def test_a_tandem_matrix_that_is_not_symmetric_is_refused():
         pb.tandem_risk(pb.Posterior.uniform(2), matrix=T)
     with pytest.raises(ValueError, match="symmetric"):
         mv.tandem(pb.Posterior.uniform(2), matrix=T, n=100)
+
+
+def test_priors_near_zero_and_a_huge_sample_against_forty_digits():
+    """A prior with weights of 1e-12 (KL near 28 where q puts mass there) and n = 2e5:
+    both declarations never below the bound recomputed in 40 digits, and within 1e-7."""
+    rng = np.random.default_rng(12)
+    n, H, delta = 200_000, 4, 0.01
+    E = (rng.random((n, H)) < [0.05, 0.1, 0.2, 0.3]).astype(float)
+    prior = np.array([1e-12, 1e-12, 0.5, 0.5 - 2e-12])
+    q = np.array([0.4, 0.1, 0.3, 0.2])
+    post = pb.Posterior(prior)
+    kl = mp.fsum(mp.mpf(a) * mp.log(mp.mpf(a) / mp.mpf(b)) for a, b in zip(q, prior, strict=True))
+    Eq = E @ q  # per example, the weight of the voters that err
+    T = mp.fsum(mp.mpf(x) for x in Eq**2) / n  # sum_ij q_i q_j T_ij
+    one = mp.fsum(mp.mpf(x) for x in 2 * Eq - 2 * Eq**2) / n  # exactly one of two errs
+    eps = (2 * kl + mp.log(6 * mp.sqrt(n) / mp.mpf(delta))) / n
+    U = mp_kl_inverse(T, eps, True)
+    V = mp_kl_inverse(one, eps, False)
+    plus, _ = mv.split_kl(post, E, delta)
+    reference = split_least(float(U), float(V), True)
+    value = pb.Minimize(plus).value_at(q)
+    assert value >= reference - 1e-12 and value == pytest.approx(reference, abs=1e-7)
+    part = mv.unexpected_bernstein(post, E, delta, mu_grid=[0.2])[0]  # k = 0
+    mu, b = mp.mpf(0.2), mp.mpf(0.64)
+    steps = max(1, math.ceil(math.log2(math.sqrt(n / math.log(1 / delta)) / 2)))
+    shifted = mp.fsum(mp.mpf(x) for x in ((E - 0.2) @ q) ** 2) / n
+    square = mp.fsum(mp.mpf(x) for x in (((E - 0.2) ** 2) @ q) ** 2) / n
+    x = mp.mpf(1) / 2  # gamma b at k = 0
+    bound = shifted + (-x - mp.log(1 - x)) / (x * b) * square
+    bound += (2 * kl + mp.log(steps / mp.mpf(delta))) * b / (x * n)
+    reference = bound / (mp.mpf(0.5) - mu) ** 2
+    value = pb.Minimize(part).value_at(q)
+    assert value >= reference and value == pytest.approx(float(reference), rel=1e-12)
