@@ -421,3 +421,15 @@ def test_priors_near_zero_and_a_huge_sample_against_forty_digits():
     reference = bound / (mp.mpf(0.5) - mu) ** 2
     value = pb.Minimize(part).value_at(q)
     assert value >= reference and value == pytest.approx(float(reference), rel=1e-12)
+
+
+def test_pairs_counted_once_give_the_same_declarations():
+    E, seen = errors_and_mask(13)
+    q, w = pb.Posterior.uniform(5), posterior(14, 5)
+    pairs = PairErrors(E, seen)
+    for make in (mv.split_kl, mv.unexpected_bernstein):
+        raw, counted = make(q, E, seen=seen), make(q, pairs)
+        for a, b in zip(raw, counted, strict=True):
+            assert pb.Minimize(a).value_at(w) == pb.Minimize(b).value_at(w)
+        with pytest.raises(ValueError, match="not with a PairErrors"):
+            make(q, pairs, seen=seen)

@@ -272,8 +272,8 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None):
     ----------
     q : Posterior
         The posterior over the voters.
-    errors : array_like of shape (n, H)
-        The voters' 0/1 errors.
+    errors : array_like of shape (n, H) or PairErrors
+        The voters' 0/1 errors, or their pairs already counted.
     delta : float, default=0.05
         The confidence.
     seen : array_like of shape (n, H), optional
@@ -297,7 +297,7 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None):
     ('local', ['KL', 'one_error_rate', 'tandem_risk'])
     """
     delta = check_delta(delta)
-    pairs = PairErrors(errors, seen)
+    pairs = _pairs(errors, seen)
     slack = _kl_slack(2 * KL(q), pairs.n, delta, parts=3)
     tandem_upper = ex.kl_inverse(pairs.tandem_term(q), slack)
     one = pairwise_loss(q, pairs.one_error(), name="one_error_rate")
@@ -327,8 +327,8 @@ def unexpected_bernstein(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid
     ----------
     q : Posterior
         The posterior over the voters.
-    errors : array_like of shape (n, H)
-        The voters' 0/1 errors.
+    errors : array_like of shape (n, H) or PairErrors
+        The voters' 0/1 errors, or their pairs already counted.
     delta : float, default=0.05
         The confidence, shared by the grid.
     seen : array_like of shape (n, H), optional
@@ -348,7 +348,7 @@ def unexpected_bernstein(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid
     """
     delta = check_delta(delta)
     mus = _shifts(MU_GRID if mu_grid is None else mu_grid)
-    pairs = PairErrors(errors, seen)
+    pairs = _pairs(errors, seen)
     n = pairs.n
     steps = max(1, math.ceil(math.log2(math.sqrt(n / math.log(1 / delta)) / 2)))
     cost = math.log(mus.size * steps / delta)
@@ -364,6 +364,15 @@ def unexpected_bernstein(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid
             numerator = shifted + (2 * KL(q) + cost) / gamma_n + margin
             declared.append(ex.maximum(numerator, 0.0) * (_up(1 / (0.5 - mu) ** 2)))
     return tuple(declared)
+
+
+def _pairs(errors, seen):
+    """The errors counted in pairs, unless they already are."""
+    if isinstance(errors, PairErrors):
+        if seen is not None:
+            raise ValueError("give seen with raw errors, not with a PairErrors")
+        return errors
+    return PairErrors(errors, seen)
 
 
 MU_GRID = np.round(np.linspace(-0.25, 0.45, 15), 12)  # the default shifts of a union bound

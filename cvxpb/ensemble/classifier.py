@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from cvxpb.engine.declare.problem import Minimize
 from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
+from cvxpb.ensemble.pairs import PairErrors
 from cvxpb.validation import check_choice, check_delta
 
 BOUNDS = (
@@ -385,14 +386,13 @@ def _declarations(q, stats, delta, divergence, alpha):
         cctnd = mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, stats["errors"], n, delta)
     else:
         cctnd = mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, None, n, delta, matrix=stats["tandem"])
+    pairs = PairErrors(stats["errors"], stats["seen"])  # counted once for both bounds
     declared = {
         "first_order": mv.first_order(q, risks, n_gibbs, delta, "kl", divergence, alpha),
         "tnd": tandem,
         "cctnd": cctnd,
-        "split_kl": mv.split_kl(q, stats["errors"], delta, seen=stats["seen"]),
-        "unexpected_bernstein": mv.unexpected_bernstein(
-            q, stats["errors"], delta, seen=stats["seen"]
-        ),
+        "split_kl": mv.split_kl(q, pairs, delta),
+        "unexpected_bernstein": mv.unexpected_bernstein(q, pairs, delta),
         "lambda": mv.pac_bayes_lambda(q, risks, n_gibbs, delta),
     }
     if len(np.unique(stats["votes"])) <= 2:
