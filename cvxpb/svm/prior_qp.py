@@ -59,7 +59,7 @@ def _projected_gradient(a, gradient, C):
     return np.where(a >= C, np.minimum(projected, 0), projected)
 
 
-def box_qp(H, v, C, tol=1e-10, max_rounds=100, iterations=None, a0=None):
+def box_qp(H, v, C, tol=1e-10, max_rounds=1000, iterations=None, a0=None):
     """Maximize ``v^T a - a^T H a / 2`` over the box ``0 <= a <= C``.
 
     First the primal-dual active-set method (:func:`_active_set`), which ends in a few
@@ -82,7 +82,7 @@ def box_qp(H, v, C, tol=1e-10, max_rounds=100, iterations=None, a0=None):
         The box's upper end.
     tol : float, default=1e-10
         The relative projected gradient at which it stops.
-    max_rounds : int, default=100
+    max_rounds : int, default=1000
         Rounds of coordinate ascent at most.
     iterations : int, optional
         Coordinate steps a round; ``10 n`` by default.
