@@ -294,7 +294,7 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None):
     >>> plus, minus = mv.split_kl(pb.Posterior.uniform(3), errors)
     >>> res = pb.Minimize(plus).solve()
     >>> res.status, sorted(res.terms)
-    ('local', ['KL', 'one_error_rate', 'tandem_risk'])
+    ('optimal', ['KL', 'one_error_rate', 'tandem_risk'])
     """
     delta = check_delta(delta)
     pairs = _pairs(errors, seen)

@@ -18,6 +18,7 @@ monotonicity asks for.
 
 from __future__ import annotations
 
+import copy
 from numbers import Real
 
 import numpy as np
@@ -126,6 +127,67 @@ class Expression:
         live = [(a, s) for a, s in zip(self.args, self.monotonicity, strict=True) if a.leaves()]
         return len(live) == 1 and live[0][1] in (1, -1) and live[0][0].monotone_of_affine()
 
+    def bounding_form(self, sign: int = 1) -> Expression:
+        """Drop the safeguards that break this node's concavity, in one direction.
+
+        The result is this node where that moves its value only down (``sign=+1``) or
+        only up (``-1``). The search for bounds of three or more terms
+        (:mod:`cvxpb.engine.declare.vertices`) minimizes this form of the bound, a
+        minorant, over an outer polytope. Each argument is taken in the direction the
+        atom's monotonicity carries ``sign`` to.
+
+        Parameters
+        ----------
+        sign : {1, -1}, default=1
+            ``+1`` for a form at most this node everywhere, ``-1`` at least.
+
+        Returns
+        -------
+        Expression
+            A node of the same shape (this node itself where nothing changes).
+        """
+        if not self.args:
+            return self
+        forms = tuple(
+            a.bounding_form(sign * (s if s else 1))
+            for a, s in zip(self.args, self.monotonicity, strict=True)
+        )
+        if all(f is a for f, a in zip(forms, self.args, strict=True)):
+            return self
+        node = copy.copy(self)
+        node.args = forms
+        return node
+
+    def curvature_over(self, box):
+        """The node's curvature as a function of the oriented terms over a box.
+
+        Each atom states where it is concave or convex, jointly in its arguments, given
+        their ranges over the box; the rule of disciplined convex programming composes
+        them (an atom concave and increasing in concave arguments, decreasing in convex
+        ones, is concave).
+
+        Parameters
+        ----------
+        box : object
+            ``box.range(node)`` gives ``(low, high)``, an enclosure of the node's values
+            over the box.
+
+        Returns
+        -------
+        {"affine", "concave", "convex"} or None
+            None where the rules do not prove a curvature.
+        """
+        if self.affine():
+            return "affine"
+        kinds = [a.curvature_over(box) for a in self.args]
+        if None in kinds:
+            return None
+        return self._curvature(kinds, [box.range(a) for a in self.args])
+
+    def _curvature(self, kinds, ranges):
+        """The atom's curvature given its arguments' curvatures and ranges, or None."""
+        return None
+
     def _signed(self):
         pairs = zip(self.args, self.monotonicity, strict=True)
         return [(a, 0 if s is None else s) for a, s in pairs]
@@ -227,6 +289,33 @@ def _number(x, what, positive_or_negative=False) -> float:
     return float(x)
 
 
+def _composes(kinds, monotonicity, want) -> bool:
+    """Whether an atom ``want`` (concave or convex) in its arguments keeps that curvature
+    here: increasing in arguments of that curvature, decreasing in the opposite, any
+    way in affine ones."""
+    opposite = {"concave": "convex", "convex": "concave"}[want]
+    for kind, sign in zip(kinds, monotonicity, strict=True):
+        if kind == "affine" or sign == 0:
+            continue
+        if sign is None or kind != (want if sign > 0 else opposite):
+            return False
+    return True
+
+
+def _either(kinds, monotonicity) -> str | None:
+    """``"concave"`` or ``"convex"`` for an affine atom by the composition rule."""
+    for want in ("concave", "convex"):
+        if _composes(kinds, monotonicity, want):
+            return want
+    return None
+
+
+def _within(bounds, low=-np.inf, high=np.inf, open_high=False) -> bool:
+    """Whether a range ``(a, b)`` lies in ``[low, high]`` (``[low, high)``)."""
+    a, b = bounds
+    return bool(a >= low and (b < high if open_high else b <= high))
+
+
 class Sum(Expression):
     """The sum of its arguments: increasing in each.
 
@@ -242,6 +331,9 @@ class Sum(Expression):
 
     def affine(self) -> bool:
         return all(a.affine() for a in self.args)
+
+    def _curvature(self, kinds, ranges):
+        return _either(kinds, self.monotonicity)
 
     def _apply(self, arguments, rounding):
         total = arguments[0]
@@ -275,6 +367,9 @@ class Scale(Expression):
     def affine(self) -> bool:
         return self.args[0].affine()
 
+    def _curvature(self, kinds, ranges):
+        return _either(kinds, self.monotonicity)
+
     def _apply(self, arguments, rounding):
         return nudge(self.factor * arguments[0], rounding)
 
@@ -297,6 +392,10 @@ class Inverse(Expression):
         with np.errstate(divide="ignore"):
             x = arguments[0]
             return nudge(np.where(x > 0, 1.0 / np.where(x > 0, x, 1.0), np.inf), rounding)
+
+    def _curvature(self, kinds, ranges):
+        convex = _composes(kinds, self.monotonicity, "convex") and ranges[0][0] > 0
+        return "convex" if convex else None
 
     def __repr__(self):
         return f"inv({self.args[0]!r})"
@@ -326,6 +425,12 @@ class Power(Expression):
         with np.errstate(over="ignore"):
             return nudge(base**self.exponent, rounding)
 
+    def _curvature(self, kinds, ranges):
+        if self.exponent >= 1:  # max(x, 0) ** p: convex and increasing
+            return "convex" if _composes(kinds, self.monotonicity, "convex") else None
+        concave = _composes(kinds, self.monotonicity, "concave") and _within(ranges[0], 0)
+        return "concave" if concave else None
+
     def __repr__(self):
         return f"({self.args[0]!r}) ** {self.exponent:g}"
 
@@ -351,6 +456,12 @@ class Elementary(Expression):
     def _apply(self, arguments, rounding):
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             return nudge(self.functions[self.name](arguments[0]), rounding)
+
+    def _curvature(self, kinds, ranges):
+        if self.name == "exp":
+            return "convex" if _composes(kinds, self.monotonicity, "convex") else None
+        concave = _composes(kinds, self.monotonicity, "concave") and ranges[0][0] > 0
+        return "concave" if concave else None
 
     def __repr__(self):
         return f"{self.name}({self.args[0]!r})"
@@ -388,6 +499,18 @@ class KLInverse(Expression):
         end = lo if rounding < 0 else nudge(hi, rounding) if rounding > 0 else 0.5 * (lo + hi)
         return np.where(exact, L, np.clip(end, 0.0, L))
 
+    def _curvature(self, kinds, ranges):
+        """The upper inverse is jointly concave, the lower one jointly convex: each is
+        the largest or least ``r`` over a slice of the convex set ``kl(L, r) <= e``.
+        The clips keep that where they act on the side that bends the right way (the
+        least of concave functions is concave, the largest of convex ones convex): ``L``
+        clipped at 1 above the upper inverse, at 0 below the lower one. The others must
+        not act: ``L >= 0`` for the upper, ``L <= 1`` for the lower, ``e >= 0`` both."""
+        want = "concave" if self.upper else "convex"
+        L = _within(ranges[0], 0.0) if self.upper else _within(ranges[0], high=1.0)
+        inside = L and _within(ranges[1], 0.0)
+        return want if inside and _composes(kinds, self.monotonicity, want) else None
+
     def __repr__(self):
         name = "kl_inverse" if self.upper else "kl_inverse_lower"
         return f"{name}({self.args[0]!r}, {self.args[1]!r})"
@@ -412,6 +535,10 @@ class Extreme(Expression):
     def _apply(self, arguments, rounding):
         stacked = np.stack(np.broadcast_arrays(*arguments))
         return stacked.min(axis=0) if self.least else stacked.max(axis=0)
+
+    def _curvature(self, kinds, ranges):
+        want = "concave" if self.least else "convex"
+        return want if _composes(kinds, self.monotonicity, want) else None
 
     def __repr__(self):
         name = "minimum" if self.least else "maximum"
@@ -442,9 +569,16 @@ class CBound(Expression):
         margin = nudge(1 - 2 * np.minimum(R, 0.5), -rounding)
         squared = nudge(np.maximum(margin, 0.0) ** 2, -rounding)
         spread = nudge(1 - 2 * np.clip(D, 0.0, 0.5), rounding)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             ratio = nudge(np.where(squared > 0, squared / spread, 0.0), -rounding)
         return np.where(R >= 0.5, 1.0, nudge(1 - ratio, rounding))
+
+    def _curvature(self, kinds, ranges):
+        """Concave where ``D < 1/2``: ``x^2 / y`` is jointly convex for ``y > 0`` and
+        increasing in ``x >= 0``, with ``x = max(1 - 2R, 0)`` convex in ``R`` and
+        ``y = 1 - 2 max(D, 0)`` concave in ``D``."""
+        below = ranges[1][1] < 0.5
+        return "concave" if below and _composes(kinds, self.monotonicity, "concave") else None
 
     def __repr__(self):
         return f"c_bound({self.args[0]!r}, {self.args[1]!r})"
@@ -474,6 +608,11 @@ class LambdaBound(Expression):
             value = (twice + np.sqrt(e * e + 2 * L * e)) ** 2 / (2 * twice)
         value = np.where(twice > 0, value, 0.0)
         return nudge(value * (1 + rounding * 16 * EPS), rounding)
+
+    def _curvature(self, kinds, ranges):
+        """Concave for ``L, e >= 0``: the least over lambda of functions affine in both."""
+        inside = _within(ranges[0], 0.0) and _within(ranges[1], 0.0)
+        return "concave" if inside and _composes(kinds, self.monotonicity, "concave") else None
 
     def __repr__(self):
         return f"lambda_bound({self.args[0]!r}, {self.args[1]!r})"
@@ -505,6 +644,8 @@ class ChebyshevCantelli(Expression):
         The side ``mu >= 0``, else ``mu < 0``.
     """
 
+    clipped = True  # the safeguards on T and L; bounding_form drops them
+
     def __init__(self, *args, mu_nonnegative=True):
         super().__init__(*args)
         self.nonnegative = mu_nonnegative
@@ -513,8 +654,78 @@ class ChebyshevCantelli(Expression):
     def _apply(self, arguments, rounding):
         return self._least(*np.broadcast_arrays(*arguments), rounding)
 
+    def bounding_form(self, sign: int = 1) -> Expression:
+        """Drop the safeguards on ``T`` and ``L`` below (they only raise the value).
+
+        Below (``sign=+1``) the least value over the side without them
+        (:meth:`unclipped`); above, the atom as it is.
+
+        Parameters
+        ----------
+        sign : {1, -1}, default=1
+            ``+1`` for a form at most this node everywhere, ``-1`` at least.
+
+        Returns
+        -------
+        Expression
+            The node.
+        """
+        node = super().bounding_form(sign)
+        if sign > 0 and self.clipped:
+            node = copy.copy(node)
+            node.clipped = False
+        return node
+
+    def _curvature(self, kinds, ranges):
+        """Without the safeguards, concave: the least over ``v`` of functions affine in
+        ``(T, L)``; where ``T`` is in [0, 1] and ``L`` in the range no clip changes."""
+        T, L = ranges
+        inside = _within(T, 0.0, 1.0) and _within(L, 0.0, np.inf if self.nonnegative else 1.0)
+        concave = _composes(kinds, self.monotonicity, "concave")
+        return "concave" if not self.clipped and inside and concave else None
+
+    def unclipped(self, T, L, rounding):
+        """Evaluate the least value over the side without the safeguards.
+
+        That is ``inf over the side's v of 1 - (1 - 2L) v + (T - L + 1/4) v^2`` at any
+        ``T``, ``L``, rounded in ``rounding``: ``-inf`` where it is unbounded below (on
+        ``mu >= 0`` where the square's weight ``a`` is negative, or zero with a rising
+        slope). Where no safeguard acts it is the atom's value; elsewhere below it.
+
+        Parameters
+        ----------
+        T, L : ndarray
+            The arguments.
+        rounding : {-1, 0, 1}
+            The direction to round in.
+
+        Returns
+        -------
+        ndarray
+            The value.
+        """
+        if not self.nonnegative:
+            return self._least(T, L, rounding)
+        T, L = np.asarray(T, dtype=float), np.asarray(L, dtype=float)
+        b, a = 1 - 2 * L, T - L + 0.25
+        slack = 4 * EPS * (np.abs(T) + np.abs(L) + 0.25)  # a's and b's rounding, at most
+        a_out = a + rounding * slack  # each moves the value in the rounding's direction
+        b_out = np.maximum(np.abs(b) - rounding * slack, 0.0)
+        two = 1 - 2 * b + 4 * a  # at v = 2, the side's end
+        two = two + rounding * 16 * EPS * (1 + 2 * np.abs(b) + 4 * np.abs(a))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            vertex = 1 - b_out * b_out / (4 * a_out)  # at v* = b / 2a
+            vertex = vertex + rounding * 16 * EPS * (1 + np.abs(vertex))
+        # v* >= 2; where rounding cannot tell, below takes the vertex too, above not
+        inside = (b > -slack) & (b - 4 * a > rounding * 1e-9 * (1 + np.abs(a))) & (a_out > 0)
+        value = np.where(inside, np.minimum(vertex, two), two)
+        unbounded = (a_out < 0) | ((a_out <= 0) & (b > rounding * slack))
+        return nudge(np.where(unbounded, -np.inf, value), rounding)
+
     def _least(self, T, L, rounding):
         """The least value over the side at ``(T, L)``, rounded in ``rounding``."""
+        if self.nonnegative and not self.clipped:
+            return self.unclipped(T, L, rounding)
         T, L = np.clip(T, 0.0, 1.0), np.clip(L, 0.0, 1.0)
         if self.nonnegative:  # a lower bound on the Gibbs risk may be lowered
             L = np.minimum(L, np.minimum(0.5, np.sqrt(T)))

@@ -360,17 +360,40 @@ class ParetoSearch:
 
     def _scalarized(self, mu):
         """``(q, c)``: a posterior near ``argmin A + mu B`` and ``c <= min A + mu B``."""
-        A, B = self.A, self.B
+        return self.certified([(self.A, 1.0), (self.B, mu)])
+
+    def certified(self, weighted):
+        """Solve the weighted sum of the oriented terms, with a proven lower bound.
+
+        ``q`` is a posterior near the minimum and ``c`` at most the minimum. Where the
+        last term is a divergence with a closed-form ``linear_min``, ``c`` comes from it
+        and the other terms' tangents (their minimum itself when they are affine);
+        otherwise from the Frank-Wolfe bound.
+
+        Parameters
+        ----------
+        weighted : list of (Term, float)
+            The terms and their weights (at least 0).
+
+        Returns
+        -------
+        q : ndarray of shape (H,)
+            The posterior found.
+        c : float
+            The lower bound, rounded down.
+        """
+        B, mu = weighted[-1]
         if self.signs[B] > 0 and B.closed_form_min:
-            if A.curvature == "affine":
-                return B.linear_min(self.signs[A] * A.gradient(None), mu)
-            q = self._program([(A, 1.0), (B, mu)])
-            g = self.lower_gradient(A, q)
+            rest = weighted[:-1]
+            if all(t.curvature == "affine" for t, _ in rest):
+                return B.linear_min(sum(w * self.signs[t] * t.gradient(None) for t, w in rest), mu)
+            q = self._program(weighted)
+            g = sum(w * self.lower_gradient(t, q) for t, w in rest)
             linear = g @ q
             margin = 4 * EPS * (np.abs(g) @ q) + 1e-300
-            c = self.lower_value(A, q) - (linear + margin) + B.linear_min(g, mu)[1]
+            value = sum(w * self.lower_value(t, q) for t, w in rest)
+            c = value - (linear + margin) + B.linear_min(g, mu)[1]
             return q, float(nudge(c, -1))
-        weighted = [(A, 1.0), (B, mu)]
         q = self._program(weighted)
         return q, self._frank_wolfe(weighted, q)
 

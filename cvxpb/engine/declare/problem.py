@@ -11,6 +11,7 @@ from cvxpb.engine.declare.expressions import DeclarationError, as_expression
 from cvxpb.engine.declare.local import WeightSearch
 from cvxpb.engine.declare.pareto import FIRST_MUS, ParetoSearch, Values
 from cvxpb.engine.declare.terms import GibbsRisk
+from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.engine.result import Certificate, Result
 from cvxpb.validation import check_count, check_distribution, check_positive, real_array
 
@@ -105,10 +106,17 @@ class Minimize:
                 "Pareto branch and bound over mu in min A + mu B (a certified global "
                 "minimum; see cvxpb.engine.declare.pareto)"
             )
+        if VertexSearch(self.bound, self.terms, self.signs).certifiable():
+            return (
+                f"{n} terms, the bound concave in them on their box: cuts at weights of "
+                "the scalarization and the least vertex of the outer polytope (a "
+                "certified global minimum; see cvxpb.engine.declare.vertices)"
+            )
         return (
-            f"{n} terms: a local search over the weights of the scalarization; the status "
-            "is 'local' (the bound holds at the posterior returned; its lower bound is the "
-            "bound at the terms' separate minima; see cvxpb.engine.declare.local)"
+            f"{n} terms, the bound not proven concave in them: a local search over the "
+            "weights of the scalarization; the status is 'local' (the bound holds at the "
+            "posterior returned; its lower bound is the bound at the terms' separate "
+            "minima; see cvxpb.engine.declare.local)"
         )
 
     def solve(self, tol: float = 1e-7, max_solves: int = 300, solver: str = "CLARABEL") -> Result:
@@ -141,6 +149,7 @@ class Minimize:
             return _result(value, np.array([]), "optimal", 0.0, 0, value, [], None)
         start = time.perf_counter()
         best, lower, search = self._search(n, tol, max_solves, solver)
+        certified = n <= 2 or isinstance(search, VertexSearch)
         solves = len(search.solved)
         relaxed = [t for t in self.terms if search.convex[t] is not None]
         if relaxed and best.value - lower > tol:
@@ -151,14 +160,22 @@ class Minimize:
             certificate = Certificate("mu", best.mu, None, lower, gap)
         else:  # one convex program, or a search over several weights: no one parameter
             certificate = Certificate(None, None, None, lower, gap)
-        local = n > 2 or relaxed
+        local = not certified or relaxed
         status = "optimal" if gap <= tol else "local" if local else "optimal_inaccurate"
         seconds = time.perf_counter() - start
         return _result(best.value, best.q, status, seconds, solves, lower, self.terms, certificate)
 
-    def _search(self, n, tol, max_solves, solver, replace=None):
-        """``(best, lower, search)``: the Pareto search (one or two terms) or the weight
-        search (more), through ``replace``'s majorants if given."""
+    def _search(self, n, tol, max_solves, solver, replace=None, certify=True):
+        """``(best, lower, search)``: the Pareto search (one or two terms), the vertex
+        search (more, where the bound is concave in them) or the weight search (else),
+        through ``replace``'s majorants if given. Without ``certify`` (a round of the
+        convex-concave procedure, which needs a posterior, not a proof) the weight
+        search stands in for the vertex search."""
+        if n > 2 and certify:
+            search = VertexSearch(self.bound, self.terms, self.signs, solver, replace)
+            if search.certifiable():
+                best, lower, _ = search.run(tol, max_solves)
+                return best, lower, search
         kind = WeightSearch if n > 2 else ParetoSearch
         search = kind(self.bound, self.terms, self.signs, solver, replace)
         best, lower, _ = search.run_single() if n == 1 else search.run(tol, max_solves)
@@ -174,7 +191,7 @@ class Minimize:
         solves = 0
         for _ in range(CCP_ROUNDS):
             replace = {t: t.majorant(self.signs[t], best.q) for t in relaxed}
-            candidate, _, search = self._search(n, tol, max_solves, solver, replace)
+            candidate, _, search = self._search(n, tol, max_solves, solver, replace, False)
             solves += len(search.solved)
             value = self.value_at(candidate.q)
             if not value < best.value - tol:

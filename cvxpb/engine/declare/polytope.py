@@ -1,0 +1,221 @@
+"""An outer polytope of the reachable terms, with its vertices, in exact arithmetic.
+
+``P = {x : lo <= x <= hi, w_k @ x >= c_k}`` in ``d`` dimensions, kept as its
+constraints and its vertices. A cut is added by the double description method (Fukuda
+and Prodon, 1996): the vertices on the cut's side stay, those
+beyond it go, and each edge between the two meets the cut's plane in a new vertex. Two
+vertices span an edge when the constraints active at both have rank ``d - 1`` (the
+algebraic adjacency test). Every number is a :class:`fractions.Fraction`, so a vertex is
+exact and nothing is lost to rounding or degeneracy; each new vertex is solved from
+``d`` of the original constraints, so its size does not grow with the cuts.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from cvxpb.numerics.tolerances import EPS, nudge
+
+
+class Polytope:
+    """The box ``[lo, hi]`` cut by halfspaces ``w @ x >= c``, with its vertices.
+
+    Parameters
+    ----------
+    lo, hi : sequence of float
+        The box's corners, ``lo <= hi`` in each coordinate.
+
+    Examples
+    --------
+    >>> P = Polytope([0.0, 0.0], [1.0, 1.0])
+    >>> P.cut([1.0, 1.0], 1.0)
+    True
+    >>> sorted(tuple(map(float, v)) for v in P.vertices)
+    [(0.0, 1.0), (1.0, 0.0), (1.0, 1.0)]
+    """
+
+    def __init__(self, lo, hi):
+        self.d = len(lo)
+        if len(hi) != self.d or any(b < a for a, b in zip(lo, hi, strict=True)):
+            raise ValueError("lo and hi must have one length and lo <= hi")
+        self.normals: list[tuple] = []  # constraint j: normals[j] @ x >= offsets[j]
+        self.offsets: list[Fraction] = []
+        self.cuts: list[int] = []  # the indices of the cuts, in the order added
+        for i in range(self.d):
+            e = tuple(Fraction(int(k == i)) for k in range(self.d))
+            self._add(e, Fraction(lo[i]))
+            self._add(tuple(-x for x in e), -Fraction(hi[i]))
+        self.vertices: list[tuple] = []
+        self.active: list[frozenset] = []
+        for corner in range(1 << self.d):
+            x = tuple(
+                Fraction(lo[i]) if (corner >> i) & 1 == 0 else Fraction(hi[i])
+                for i in range(self.d)
+            )
+            if x not in self.vertices:
+                self.vertices.append(x)
+                self.active.append(self._active_at(x))
+        self._X = _floats(self.vertices, self.d)
+
+    def _add(self, normal, offset) -> int:
+        self.normals.append(normal)
+        self.offsets.append(offset)
+        self._N = np.array([[float(x) for x in n] for n in self.normals])
+        self._o = np.array([float(x) for x in self.offsets])
+        return len(self.normals) - 1
+
+    def _signs(self, rows, points, floats):
+        """The sign (-1, 0 or +1) of ``normals[j] @ x - offsets[j]`` for each ``j`` in
+        ``rows`` (axis 0) and ``x`` in ``points`` (axis 1), for sure: by floats, with a
+        guard on their rounding, and exactly where the guard does not settle it."""
+        N, o = self._N[rows], self._o[rows]
+        approx = N @ floats.T - o[:, None]
+        guard = 16 * EPS * (np.abs(N) @ np.abs(floats).T + np.abs(o)[:, None]) + 1e-300
+        signs = np.sign(approx).astype(int)
+        for r, k in zip(*np.nonzero(np.abs(approx) <= guard), strict=True):
+            j, x = rows[r], points[k]
+            exact = sum((a * b for a, b in zip(self.normals[j], x, strict=True)), Fraction(0))
+            signs[r, k] = (exact > self.offsets[j]) - (exact < self.offsets[j])
+        return signs
+
+    def _active_at(self, x) -> frozenset:
+        """The constraints tight at ``x`` (all of them are checked, in exact arithmetic)."""
+        rows = np.arange(len(self.normals))
+        signs = self._signs(rows, [x], _floats([x], self.d))[:, 0]
+        return frozenset(int(j) for j in rows[signs == 0])
+
+    def cut(self, w, c) -> bool:
+        """Add the halfspace ``w @ x >= c``.
+
+        Parameters
+        ----------
+        w : sequence of float
+            The normal (finite).
+        c : float
+            The offset (finite).
+
+        Returns
+        -------
+        bool
+            Whether any vertex was cut off (a cut that removes none is not kept).
+        """
+        j = self._add(tuple(Fraction(float(x)) for x in w), Fraction(float(c)))
+        slacks = self._signs([j], self.vertices, self._X)[0]
+        if np.all(slacks >= 0):
+            self.normals.pop()
+            self.offsets.pop()
+            self._N, self._o = self._N[:-1], self._o[:-1]
+            return False
+        self.cuts.append(j)
+        new_vertices, new_active = [], []
+        beyond = np.flatnonzero(slacks < 0)
+        for k in np.flatnonzero(slacks > 0):
+            for m in beyond:
+                common = self.active[k] & self.active[m]
+                if len(common) < self.d - 1 or _rank([self.normals[i] for i in common]) != (
+                    self.d - 1
+                ):
+                    continue
+                x = self._solve(_independent(common, self.normals, self.d - 1) + [j])
+                if x is not None and x not in new_vertices:
+                    new_vertices.append(x)
+                    new_active.append(self._active_at(x))
+        kept = np.flatnonzero(slacks >= 0)
+        self.vertices = [self.vertices[k] for k in kept] + new_vertices
+        self._X = np.vstack([self._X[kept], _floats(new_vertices, self.d)])
+        self.active = [
+            self.active[k] | ({j} if slacks[k] == 0 else set()) for k in kept
+        ] + new_active
+        return True
+
+    def _solve(self, rows):
+        """The point where the constraints ``rows`` (``d`` independent ones) are tight."""
+        A = [list(self.normals[i]) + [self.offsets[i]] for i in rows]
+        d = self.d
+        for col in range(d):
+            pivot = next((r for r in range(col, d) if A[r][col] != 0), None)
+            if pivot is None:
+                return None
+            A[col], A[pivot] = A[pivot], A[col]
+            for r in range(d):
+                if r != col and A[r][col] != 0:
+                    f = A[r][col] / A[col][col]
+                    A[r] = [a - f * b for a, b in zip(A[r], A[col], strict=True)]
+        return tuple(A[i][d] / A[i][i] for i in range(d))
+
+    def lower_vertices(self) -> np.ndarray:
+        """The vertices as floats, each coordinate rounded down.
+
+        Returns
+        -------
+        ndarray of shape (V, d)
+            ``float(x)`` or the float just below it, whichever is at most ``x``.
+        """
+        out = np.empty((len(self.vertices), self.d))
+        for k, v in enumerate(self.vertices):
+            for i, x in enumerate(v):
+                f = float(x)
+                out[k, i] = f if Fraction(f) <= x else float(nudge(f, -1))
+        return out
+
+    def normals_at(self, k):
+        """Find the constraints tight at vertex ``k``.
+
+        The normals of the lower ones (the cuts and the box's lower faces), and the
+        coordinates at the box's upper faces.
+
+        Parameters
+        ----------
+        k : int
+            A vertex's index.
+
+        Returns
+        -------
+        normals : list of ndarray
+            Each a normal with nonnegative entries.
+        capped : ndarray of bool, shape (d,)
+            Where the vertex is at the box's upper face.
+        """
+        normals, capped = [], np.zeros(self.d, dtype=bool)
+        for j in sorted(self.active[k]):
+            normal = np.array([float(x) for x in self.normals[j]])
+            if np.all(normal >= 0):
+                normals.append(normal)
+            elif j < 2 * self.d:  # -e_i: the box's upper face in coordinate i
+                capped[j // 2] = True
+        return normals, capped
+
+
+def _floats(points, d) -> np.ndarray:
+    """Rational points in ``d`` dimensions as the nearest floats, shape ``(len(points), d)``."""
+    return np.array([[float(x) for x in p] for p in points], dtype=float).reshape(len(points), d)
+
+
+def _rank(rows) -> int:
+    """The rank of a list of rational vectors (Gaussian elimination, exact)."""
+    rows = [list(r) for r in rows]
+    rank, cols = 0, len(rows[0]) if rows else 0
+    for col in range(cols):
+        pivot = next((r for r in range(rank, len(rows)) if rows[r][col] != 0), None)
+        if pivot is None:
+            continue
+        rows[rank], rows[pivot] = rows[pivot], rows[rank]
+        for r in range(rank + 1, len(rows)):
+            if rows[r][col] != 0:
+                f = rows[r][col] / rows[rank][col]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[rank], strict=True)]
+        rank += 1
+    return rank
+
+
+def _independent(indices, normals, count) -> list[int]:
+    """``count`` of ``indices`` whose normals are linearly independent."""
+    chosen: list[int] = []
+    for i in sorted(indices):
+        if _rank([normals[j] for j in chosen] + [normals[i]]) > len(chosen):
+            chosen.append(i)
+            if len(chosen) == count:
+                break
+    return chosen

@@ -1,0 +1,269 @@
+"""The global minimum of a bound concave in three or more convex posterior terms.
+
+Orient each term so that the bound increases in it: the bound is ``G(t)``, increasing,
+at ``t = (t_1(q), ..., t_k(q))`` with every ``t_i`` convex, so the reachable set plus
+the positive orthant, ``S``, is convex.
+
+**The outer polytope.** Each scalarized program ``min_q w @ t(q)``, solved at weights
+``w >= 0``, comes with a proven lower bound ``c_w`` (weak duality, as in
+:mod:`cvxpb.engine.declare.pareto`), so ``S`` lies in the halfspace ``w @ t >= c_w``.
+With the box ``lo <= t <= hi`` (``lo_i`` each term's proven least value, ``hi_i`` its
+largest, at a vertex of the simplex since the term is convex) these halfspaces make a
+polytope ``P`` holding every reachable ``t``.
+
+**The certificate.** Where ``G`` is concave on the box (each atom states where it is,
+:meth:`cvxpb.engine.declare.expressions.Expression.curvature_over`; safeguards that break
+concavity are dropped from a minorant of ``G``,
+:meth:`~cvxpb.engine.declare.expressions.Expression.bounding_form`), its least value on
+``P`` is at a vertex of ``P``. The vertices are exact
+(:class:`cvxpb.engine.declare.polytope.Polytope`) and rounded down, ``G`` is evaluated
+there rounded down, and the least of those values is a proven lower bound on the
+minimum. The least ``G`` at a solved posterior, re-evaluated with outward rounding, is
+the upper bound.
+
+**The weights.** The least program value ``c(w) = min_q w @ t(q)`` is concave in ``w``,
+and at the weights ``w_j`` of the cuts tight at a vertex ``v`` it equals ``w_j @ v``;
+so if any weights cut ``v`` off, the weights between the ``w_j`` do (their mean first,
+then the means of pairs). New weights go to the vertex where ``G`` is least, together
+with the weights at which the best posterior so far is stationary (``grad G``), until
+the two bounds meet within ``tol`` (an outer approximation in the manner of Benson,
+1998, steered by the bound).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+
+from cvxpb.engine.declare.pareto import ParetoSearch, Solved, Values
+from cvxpb.engine.declare.polytope import Polytope
+from cvxpb.numerics.summation import exact_sum
+from cvxpb.numerics.tolerances import nudge
+
+STALL = 8  # rounds without the lower bound rising by tol end the search
+
+
+class Box:
+    """The oriented terms' box ``lo <= t <= hi``, and each node's range over it.
+
+    Parameters
+    ----------
+    lo, hi : dict
+        ``{term: value}``: the box's corners in oriented coordinates.
+    signs : dict
+        ``{term: +1 or -1}``: each term's orientation.
+    """
+
+    def __init__(self, lo, hi, signs):
+        self.lo, self.hi, self.signs = lo, hi, signs
+
+    def range(self, node):
+        """An enclosure of ``node``'s values over the box.
+
+        A declared node is monotone in each term, so its least and largest values are
+        at two corners; each is evaluated with outward rounding.
+
+        Parameters
+        ----------
+        node : Expression
+            A node of the bound.
+
+        Returns
+        -------
+        tuple of float
+            ``(low, high)``.
+        """
+        low, high = {}, {}
+        for term, found in node.leaves().items():
+            up = next(iter(found)) * self.signs[term] > 0
+            low[term] = self.lo[term] if up else self.hi[term]
+            high[term] = self.hi[term] if up else self.lo[term]
+        at = [Values(coordinates=c, signs=self.signs) for c in (low, high)]
+        return float(np.min(node.evaluate(at[0], -1))), float(np.max(node.evaluate(at[1], +1)))
+
+
+class VertexSearch(ParetoSearch):
+    """Cuts at weights of the scalarization until the least vertex meets the best bound.
+
+    Parameters
+    ----------
+    bound : Expression
+        The declared bound.
+    terms : sequence of Term
+        Its posterior terms (two or more).
+    signs : dict
+        ``{term: +1 or -1}``: the direction the bound depends on each term in.
+    solver : str, default="CLARABEL"
+        CVXPY's solver for the scalarized programs without a closed form or Newton step.
+    replace : dict, optional
+        ``{term: majorant}``: convex majorants standing in for terms (a round of the
+        convex-concave procedure).
+    """
+
+    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None):
+        super().__init__(bound, terms, signs, solver, replace)
+        self.terms = list(terms)
+        self.form = bound.bounding_form(+1)
+        self.box = None
+        self._vertex_values: dict = {}
+
+    def certifiable(self) -> bool:
+        """Whether the bound's minorant is concave on the terms' box (computing the box).
+
+        Returns
+        -------
+        bool
+            True when the vertex certificate applies.
+        """
+        lo = {t: self._least(t) for t in self.terms}
+        hi = {t: self._largest(t) for t in self.terms}
+        if not all(np.isfinite(lo[t]) and np.isfinite(hi[t]) for t in self.terms):
+            return False
+        self.box = Box(lo, hi, self.signs)
+        return self.form.curvature_over(self.box) in ("affine", "concave")
+
+    def _largest(self, term) -> float:
+        """The oriented term's (or its convex stand-in's) largest value on the simplex,
+        rounded up: a convex function's largest value is at a vertex."""
+        prior = term.posterior.prior
+        minorant = self.convex[term]
+        values = []
+        for j in range(prior.size):
+            e = np.zeros(prior.size)
+            e[j] = 1.0
+            value = self.oriented(term, e, +1) if minorant is None else minorant.core(e, +1)
+            values.append(float(value))
+        return float(nudge(max(values), +1))
+
+    def run(self, tol, max_solves):
+        """Cut until the bound at the best posterior meets the least vertex value.
+
+        Parameters
+        ----------
+        tol : float
+            The gap at which the search stops.
+        max_solves : int
+            The scalarized programs at most.
+
+        Returns
+        -------
+        best : Solved
+            The program whose posterior has the least bound.
+        lower : float
+            The proven lower bound on the minimum.
+        seconds : float
+            Wall-clock time.
+        """
+        start = time.perf_counter()
+        if self.box is None and not self.certifiable():
+            raise ValueError("the bound is not concave in its terms on their box")
+        lo = [self.box.lo[t] for t in self.terms]
+        hi = [self.box.hi[t] for t in self.terms]
+        self.polytope = Polytope(lo, hi)
+        for w in self._first_weights():
+            self._cut(w)
+        history = []
+        while True:
+            best = min(self.solved, key=lambda s: s.value)
+            lower, vertex = self._least_vertex()
+            history.append(lower)
+            if best.value - lower <= tol or len(self.solved) >= max_solves:
+                break
+            if len(history) > STALL:  # the programs' precision (or a minorant) stalls it
+                if history[-1] - history[-1 - STALL] <= max(tol, (best.value - lower) / 100):
+                    break
+            if not self._refine(vertex, best):
+                break
+        return best, lower, time.perf_counter() - start
+
+    def _first_weights(self):
+        """Every pair's and all the terms' mean weight, and the weights at which the
+        prior is stationary."""
+        k = len(self.terms)
+        weights = [np.ones(k) / k]
+        for i, j in itertools.combinations(range(k), 2):
+            w = np.zeros(k)
+            w[[i, j]] = 0.5
+            weights.append(w)
+        stationary = self._stationary(self.terms[0].posterior.prior)
+        return weights + ([stationary] if stationary is not None else [])
+
+    def _stationary(self, q):
+        """The normalized slopes of ``G`` in the terms at ``q``, if finite and not zero."""
+        slopes = self.slopes(q, self.terms)
+        if not np.all(np.isfinite(slopes)) or slopes.sum() <= 0:
+            return None
+        return slopes / slopes.sum()
+
+    def _refine(self, vertex, best) -> bool:
+        """Cut at weights between the normals tight at ``vertex`` (their mean, then the
+        means of pairs, until one cuts it off) and where ``best`` is stationary.
+        Returns whether any new weights were tried."""
+        normals, capped = self.polytope.normals_at(vertex)
+        normals = [n / n.sum() for n in normals if n.sum() > 0]
+        candidates = [np.mean(normals, axis=0)] if normals else []
+        candidates += [(a + b) / 2 for a, b in itertools.combinations(normals, 2)]
+        if capped.any():  # the upper faces' normals are no weights: drop those coordinates
+            candidates = [_without(w, capped) for w in candidates] + candidates
+        candidates = [w for w in candidates if w is not None]
+        stationary = self._stationary(best.q)
+        tried = False
+        if stationary is not None and self._new(stationary):
+            self._cut(stationary)
+            tried = True
+        for w in candidates:
+            if not self._new(w):
+                continue
+            tried = True
+            before = len(self.polytope.vertices)
+            removed = self._cut(w)
+            if removed and self._gone(vertex, before):
+                break
+        return tried
+
+    def _gone(self, vertex, before) -> bool:
+        """Whether the vertex that was least is no longer a vertex (cut off)."""
+        return before > 0 and self._least_key not in self._keys()
+
+    def _keys(self):
+        return set(self.polytope.vertices)
+
+    def _new(self, w) -> bool:
+        key = tuple(np.round(w, 12))
+        return key not in {tuple(np.round(s.log_weights, 12)) for s in self.solved}
+
+    def _cut(self, w) -> bool:
+        """Solve the scalarized program at ``w``, keep its posterior, add its cut."""
+        weighted = list(zip(self.terms, [float(x) for x in w], strict=True))
+        q, c = self.certified(weighted)
+        q = np.maximum(q, 0.0)
+        q /= exact_sum(q)
+        self.solved.append(Solved(float("nan"), q, c, self.value_at(q), tuple(w)))
+        return bool(np.isfinite(c)) and self.polytope.cut(w, c)
+
+    def _least_vertex(self):
+        """``(lower, index)``: the least value of ``G``'s minorant over the vertices,
+        rounded down, and the vertex it is at."""
+        vertices = self.polytope.vertices
+        fresh = [k for k, v in enumerate(vertices) if v not in self._vertex_values]
+        if fresh:
+            points = self.polytope.lower_vertices()[fresh]
+            coordinates = {t: points[:, i] for i, t in enumerate(self.terms)}
+            values = self.form.evaluate(Values(coordinates=coordinates, signs=self.signs), -1)
+            values = np.broadcast_to(np.asarray(values, dtype=float), (len(fresh),))
+            for k, value in zip(fresh, values, strict=True):
+                self._vertex_values[vertices[k]] = float(value)
+        values = np.array([self._vertex_values[v] for v in vertices])
+        values = np.where(np.isnan(values), -np.inf, values)
+        k = int(np.argmin(values))
+        self._least_key = vertices[k]
+        return float(nudge(values[k], -1)) if np.isfinite(values[k]) else -np.inf, k
+
+
+def _without(w, capped):
+    """The weights ``w`` with the ``capped`` coordinates' set to 0, renormalized (None
+    if nothing is left)."""
+    w = np.where(capped, 0.0, w)
+    return w / w.sum() if w.sum() > 0 else None
