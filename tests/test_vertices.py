@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import minimize
 
 import cvxpb as pb
 from cvxpb.engine.declare.expressions import ChebyshevCantelli, kl_inverse
@@ -24,6 +23,7 @@ from cvxpb.engine.declare.pareto import Values
 from cvxpb.engine.declare.polytope import Polytope
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.ensemble import bounds as mv
+from tests.test_declare import _multistart
 
 
 def _brute_vertices(lo, hi, cuts):
@@ -240,37 +240,26 @@ def test_certified_minimum_against_a_grid_of_the_written_out_bound(name):
     assert res.bound <= grid + 1e-9
 
 
-def _multistart(bound, H, rng, starts=6):
-    def objective(z):
-        w = np.exp(z - z.max())
-        return float(bound.evaluate(Values(w / w.sum()), 0))
-
-    options = {"maxiter": 2000, "xatol": 1e-10, "fatol": 1e-13}
-    runs = [rng.normal(size=H) * s for s in (0, 1, 3) for _ in range(starts // 3)]
-    return min(minimize(objective, z, method="Nelder-Mead", options=options).fun for z in runs)
-
-
 SLOW = pytest.mark.slow
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["cctnd+", *(pytest.param(n, marks=SLOW) for n in ("c_bound", "dis", "cctnd-", "split_kl+"))],
-)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=SLOW) for n in NAMES])
 def test_certified_minimum_is_below_a_multistart_and_its_lower_bound_too(name):
     """Five voters: the certified minimum is within 1e-7 of, or below, the best of a
     Nelder-Mead multistart, and the proven lower bound is below it."""
     E = _voters(4, 5)
     bound = _declared(name, pb.Posterior.uniform(5), E)
     res = pb.Minimize(bound).solve()
-    best = _multistart(bound, 5, np.random.default_rng(0), starts=3)
+    best = _multistart(bound, 5, np.random.default_rng(0))
     assert res.status == "optimal"
     assert res.certificate.lower_bound <= best
     assert res.bound <= best + 1e-7
     assert res.bound == float(bound.evaluate(Values(res.posterior), +1))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(
+    "name", ["cctnd+", *(pytest.param(n, marks=pytest.mark.slow) for n in NAMES[:2] + NAMES[3:])]
+)
 def test_a_hundred_voters_on_one_sample_are_certified_within_1e_6(name):
     """The issue's target: 100 voters, one sample (the tandem matrix a Gram matrix):
     status "optimal" with a certified gap of at most 1e-6 of the bound."""
@@ -285,9 +274,9 @@ def test_a_hundred_voters_on_one_sample_are_certified_within_1e_6(name):
 @pytest.mark.parametrize(
     ("prior", "errors"),
     [
-        ([1e-12, 0.5, 0.5 - 1e-12], None),  # a prior weight near 0
+        pytest.param([1e-12, 0.5, 0.5 - 1e-12], None, marks=pytest.mark.slow),  # prior near 0
         (None, "zeros"),  # no voter ever errs
-        (None, "ones"),  # every voter always errs
+        pytest.param(None, "ones", marks=pytest.mark.slow),  # every voter always errs
     ],
 )
 def test_edges_stay_valid(prior, errors):
