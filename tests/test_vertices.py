@@ -241,7 +241,6 @@ def test_certified_minimum_against_a_grid_of_the_written_out_bound(name):
     assert res.bound <= grid + 1e-9
 
 
-
 @pytest.mark.parametrize("name", [pytest.param(n, marks=SLOW) for n in NAMES])
 def test_certified_minimum_is_below_a_multistart_and_its_lower_bound_too(name):
     """Five voters: the certified minimum is within 1e-7 of, or below, the best of a
