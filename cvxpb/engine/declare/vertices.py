@@ -217,18 +217,9 @@ class VertexSearch(ParetoSearch):
             if not self._new(w):
                 continue
             tried = True
-            before = len(self.polytope.vertices)
-            removed = self._cut(w)
-            if removed and self._gone(vertex, before):
-                break
+            if self._cut(w) and self._least_key not in set(self.polytope.vertices):
+                break  # the least vertex is cut off
         return tried
-
-    def _gone(self, vertex, before) -> bool:
-        """Whether the vertex that was least is no longer a vertex (cut off)."""
-        return before > 0 and self._least_key not in self._keys()
-
-    def _keys(self):
-        return set(self.polytope.vertices)
 
     def _new(self, w) -> bool:
         key = tuple(np.round(w, 12))
