@@ -67,7 +67,7 @@ def test_bounds_on_the_command_line():
     assert experiment.bound_names("seed") == experiment.BOUNDS
     assert "split_kl" in experiment.bound_names("all")
     assert experiment.bound_names(" dis, tnd ") == ("tnd", "dis")  # the classifier's order
-    for bad in ("tnd,ccpbb", ",", "TND"):
+    for bad in ("tnd,no_such_bound", ",", "TND"):
         with pytest.raises(ValueError, match="--bounds must name some of"):
             experiment.bound_names(bad)
 

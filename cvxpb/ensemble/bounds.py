@@ -366,6 +366,112 @@ def unexpected_bernstein(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid
     return tuple(declared)
 
 
+def chebyshev_cantelli_bennett(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid=None):
+    """Declare Wu et al.'s (2021) CCPBB bound: Chebyshev-Cantelli with PAC-Bayes-Bennett.
+
+    The vote's risk is at most ``E[Z] / (1/2 - mu)^2`` for the ``mu``-shifted tandem loss
+    ``Z`` (:func:`chebyshev_cantelli_tnd`). ``E[Z]`` is bounded by the PAC-Bayes-Bennett
+    inequality on pairs (``2 KL``) with the pairs' empirical variances bounded by
+    Tolstikhin and Seldin's (2013) inequality
+    (:func:`cvxpb.engine.declare.expressions.pac_bayes_bennett`). Bennett's lemma bounds
+    ``E[Z] - Z``, so its constant is ``Z``'s range, ``K_mu = max(1 - mu, 1 - 2 mu)``, not
+    the loss's top ``(1 - mu)^2`` (smaller for ``mu`` in (0, 1/2)), which the authors' code
+    uses. Half of ``delta`` goes to the variance inequalities and half to Bennett's, each
+    shared by the ``mu`` grid and its own grid (``t``: from
+    ``1 / (sqrt((n - 1) / ln(1 / delta') + 1) + 1)`` to 1/2; ``gamma K_mu``: from
+    ``sqrt(8 ln(1 / delta') / n)`` to 4; both geometric with ratio 1.05). Each ``mu`` is a
+    declaration of three terms (the shifted loss, its variance and ``KL``); the least of
+    their minima is the bound. Any number of classes.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    errors : array_like of shape (n, H) or PairErrors
+        The voters' 0/1 errors, or their pairs already counted.
+    delta : float, default=0.05
+        The confidence, shared by the grids.
+    seen : array_like of shape (n, H), optional
+        Which examples count for each voter (out of bag); all by default.
+    mu_grid : array_like, optional
+        The shifts, each finite and below 1/2; by default ``MU_GRID``.
+
+    Returns
+    -------
+    tuple of Expression
+        One declaration per ``mu``: minimize each and take the least minimum.
+
+    Raises
+    ------
+    ValueError
+        For a shift of 1/2 or more, or a pair of voters counted on fewer than two
+        examples.
+
+    Examples
+    --------
+    >>> import numpy as np, cvxpb as pb
+    >>> from cvxpb.ensemble import bounds as mv
+    >>> errors = (np.random.default_rng(0).random((400, 3)) < 0.2).astype(float)
+    >>> declared = mv.chebyshev_cantelli_bennett(pb.Posterior.uniform(3), errors, mu_grid=[0.1])
+    >>> res = pb.Minimize(declared[0]).solve()
+    >>> sorted(res.terms)
+    ['KL', 'shifted_tandem[mu=0.1]', 'shifted_variance[mu=0.1]']
+    """
+    delta = check_delta(delta)
+    mus = _shifts(MU_GRID if mu_grid is None else mu_grid)
+    pairs = _pairs(errors, seen)
+    n, share = pairs.n, delta / (2 * mus.size)
+    if n < 2:
+        raise ValueError(
+            f"chebyshev_cantelli_bennett needs pairs counted on two examples or more; one has {n}"
+        )
+    ts, gammas = bennett_grids(n, share)
+    declared = []
+    for mu in mus:
+        spread = max(1 - mu, 1 - 2 * mu)
+        excess = ex.pac_bayes_bennett(
+            pairs.shifted_variance(q, mu),
+            2 * KL(q),
+            n=n,
+            spread=spread,
+            gammas=gammas,
+            cost=math.log(gammas.size / share),
+            ts=ts,
+            variance_cost=math.log(ts.size / share),
+        )
+        margin = 64 * EPS * spread * spread  # the shifted loss's rounding
+        numerator = pairs.shifted_loss(q, mu) + excess + margin
+        declared.append(ex.maximum(numerator, 0.0) * _up(1 / (0.5 - mu) ** 2))
+    return tuple(declared)
+
+
+def bennett_grids(n, delta, ratio=1.05):
+    """The grids of CCPBB, fixed by ``n`` and ``delta`` alone (before the data).
+
+    Parameters
+    ----------
+    n : int
+        The sample size (at least 2).
+    delta : float
+        The confidence of one ``mu``'s inequalities of each kind.
+    ratio : float, default=1.05
+        The grids' geometric step.
+
+    Returns
+    -------
+    ts : ndarray
+        ``t`` of the variance inequality, in (0, 1/2].
+    gammas : ndarray
+        ``gamma`` times the loss's range.
+    """
+    c = math.log(1 / delta)
+    t_low = 1 / (math.sqrt((n - 1) / c + 1) + 1)
+    ts = np.minimum(t_low * ratio ** np.arange(math.ceil(math.log(0.5 / t_low, ratio)) + 1), 0.5)
+    x_low = min(math.sqrt(8 * c / n), 1.0)
+    gammas = x_low * ratio ** np.arange(math.ceil(math.log(4 / x_low, ratio)) + 1)
+    return ts, gammas
+
+
 def _pairs(errors, seen):
     """The errors counted in pairs, unless they already are."""
     if isinstance(errors, PairErrors):

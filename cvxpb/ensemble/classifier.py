@@ -12,9 +12,9 @@ fitted voters and measures them on all of ``X``, which must not be data they saw
 The prior is uniform over the voters. The bounds are those of
 :mod:`cvxpb.ensemble.bounds`, each minimized by :class:`cvxpb.Minimize`:
 ``"first_order"``, ``"tnd"`` (tandem), the Chebyshev-Cantelli bounds ``"cctnd"``
-(Wu et al., 2021), ``"split_kl"`` and ``"unexpected_bernstein"`` (Wu and Seldin, 2022),
-``"lambda"`` (PAC-Bayes-lambda) for any number of classes, and ``"c_bound"``, ``"dis"``
-for two classes.
+and ``"ccpbb"`` (Wu et al., 2021), ``"split_kl"`` and ``"unexpected_bernstein"`` (Wu and
+Seldin, 2022), ``"lambda"`` (PAC-Bayes-lambda) for any number of classes, and
+``"c_bound"``, ``"dis"`` for two classes.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ BOUNDS = (
     "cctnd",
     "split_kl",
     "unexpected_bernstein",
+    "ccpbb",
     "lambda",
     "c_bound",
     "dis",
@@ -56,10 +57,11 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         The voters: a scikit-learn ensemble (its ``estimators_``) or a list of
         classifiers, fitted or not (``"prefit"`` needs them fitted). ``None``: a random
         forest of 100 trees.
-    bound : {"first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", \
+    bound : {"first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", \
 "lambda", "c_bound", "dis"}
         The bound the posterior minimizes (the last two for two classes only;
-        ``"cctnd"`` is Wu et al.'s (2021) Chebyshev-Cantelli tandem bound,
+        ``"cctnd"`` and ``"ccpbb"`` are Wu et al.'s (2021) Chebyshev-Cantelli bounds
+        with the tandem bound and with PAC-Bayes-Bennett,
         ``"split_kl"`` and ``"unexpected_bernstein"`` Wu and Seldin's (2022)
         CCPBSkl and CCPBUB).
     divergence : {"kl", "chi2", "renyi"}
@@ -92,7 +94,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         Every bound that applies to these voters, by name, as a declared expression
         (:class:`cvxpb.Minimize` solves each), or a tuple of them where the bound is the
         least of their minima (``"cctnd"``, ``"split_kl"``: one for each sign of
-        ``mu``; ``"unexpected_bernstein"``: one for each point of its grid).
+        ``mu``; ``"unexpected_bernstein"``: one for each point of its grid; ``"ccpbb"``: one
+        for each ``mu`` of its grid).
     """
 
     def __init__(
@@ -393,6 +396,7 @@ def _declarations(q, stats, delta, divergence, alpha):
         "cctnd": cctnd,
         "split_kl": mv.split_kl(q, pairs, delta),
         "unexpected_bernstein": mv.unexpected_bernstein(q, pairs, delta),
+        "ccpbb": mv.chebyshev_cantelli_bennett(q, pairs, delta),
         "lambda": mv.pac_bayes_lambda(q, risks, n_gibbs, delta),
     }
     if len(np.unique(stats["votes"])) <= 2:

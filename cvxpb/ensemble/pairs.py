@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from cvxpb.engine.declare.terms import Posterior, pairwise_loss, tandem_risk
+from cvxpb.numerics.tolerances import EPS
 from cvxpb.validation import real_array
 
 
@@ -37,6 +38,8 @@ class PairErrors:
         ``T``: the rate at which both voters of a pair err.
     own : ndarray of shape (H, H)
         ``A``: ``A[i, j]`` is voter ``i``'s error rate on the pair's examples.
+    counts : ndarray of shape (H, H)
+        The number of examples each pair is counted on.
     shared : bool
         Whether every example counts for every voter (one sample).
 
@@ -62,6 +65,7 @@ class PairErrors:
             i, j = np.unravel_index(np.argmin(counts), counts.shape)
             raise ValueError(f"voters {i} and {j} share no counted example")
         self.n = int(counts.min())
+        self.counts = counts
         self.shared = bool(np.all(S == 1))
         self.tandem = np.clip(E.T @ E / counts, 0.0, 1.0)
         self.own = np.clip(E.T @ S / counts, 0.0, 1.0)
@@ -108,6 +112,44 @@ class PairErrors:
             The rates.
         """
         return np.clip(1 - self.own - self.own.T + self.tandem, 0.0, 1.0)
+
+    def shifted_variance(self, q: Posterior, mu: float):
+        """Declare ``V_mu(q)``: the pairs' unbiased empirical variances of the shifted loss.
+
+        For the pair ``(i, j)`` on its ``n_ij`` examples, ``n_ij / (n_ij - 1)`` times the
+        mean of the square less the square of the mean, each from the pair's rates
+        (:meth:`shifted_loss`); averaged under ``q x q``. Each entry is at least 0; the
+        matrix need not be semidefinite.
+
+        Parameters
+        ----------
+        q : Posterior
+            The posterior.
+        mu : float
+            The shift.
+
+        Returns
+        -------
+        PairwiseLoss
+            The term.
+
+        Raises
+        ------
+        ValueError
+            If a pair is counted on fewer than two examples (no unbiased variance).
+        """
+        if self.n < 2:
+            raise ValueError(
+                f"an unbiased variance needs two examples a pair; one pair has {self.n}"
+            )
+        sides = self.own + self.own.T
+        mean = self.tandem - mu * sides + mu * mu
+        square = (1 - 2 * mu) ** 2 * self.tandem + mu * mu * (1 - 2 * mu) * sides + mu**4
+        rounding = 16 * EPS * (np.abs(square) + mean * mean)  # raised past float error
+        matrix = (
+            self.counts / (self.counts - 1) * (np.maximum(square - mean * mean, 0.0) + rounding)
+        )
+        return pairwise_loss(q, (matrix + matrix.T) / 2, name=f"shifted_variance[mu={mu:g}]")
 
     def shifted_loss(self, q: Posterior, mu: float, square_weight: float = 0.0):
         """Declare ``M_mu(q) + w S_mu(q)``: the shifted tandem loss and its square.

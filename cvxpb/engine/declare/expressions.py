@@ -794,6 +794,71 @@ class SplitCantelli(ChebyshevCantelli):
         return f"split_cantelli[{side}]({self.args[0]!r}, {self.args[1]!r})"
 
 
+class PacBayesBennett(Expression):
+    """The PAC-Bayes-Bennett excess of a loss over its empirical mean, at its best grid point.
+
+    Wu, Masegosa, Lorenzen, Igel and Seldin (2021) combine Bennett's inequality with the
+    PAC-Bayesian change of measure. For a loss ``Z`` with ``E[Z] - Z <= b`` (here ``b`` is
+    the loss's range) and any ``gamma > 0``,
+    ``E[exp(gamma (E[Z] - Z))] <= exp(phi(gamma b) / b^2 Var[Z])`` with
+    ``phi(u) = e^u - u - 1`` (Bennett's lemma), so with probability ``1 - delta``, for
+    every posterior at once, ``E[Z] <= Z_hat + phi(gamma b) / (gamma b^2) V + (D + c) /
+    (gamma n)``, with ``V`` the posterior's average variance, ``D`` its divergence and
+    ``c = ln(1 / delta)``. ``V`` is itself bounded by Tolstikhin and Seldin's (2013)
+    PAC-Bayes-empirical-Bernstein inequality for the variance, at every ``t`` in (0, 1):
+    ``V <= V_hat / (1 - t) + b^2 (D + c_V) / (2 (n - 1) t (1 - t))``, with ``V_hat`` the
+    average of unbiased empirical variances, and by ``b^2 / 4`` (Popoviciu). Both hold
+    on grids fixed before the data by the union bound (the costs ``c`` and ``c_V`` carry
+    the grids' sizes), so the atom is the least value over both grids of functions
+    affine in ``(V_hat, D)`` with nonnegative slopes: increasing in both, and concave.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        ``(V_hat, D)``: the empirical variance and the divergence.
+    n : int
+        The sample size (at least 2).
+    spread : float
+        ``b``: the loss's range.
+    gammas : array_like
+        The grid of ``gamma b`` (positive).
+    cost : float
+        ``c``: ``ln`` of the Bennett grid's size over its confidence.
+    ts : array_like
+        The grid of ``t`` in (0, 1) of the variance bound.
+    variance_cost : float
+        ``c_V``: ``ln`` of that grid's size over its confidence.
+    """
+
+    monotonicity = (1, 1)
+
+    def __init__(self, *args, n, spread, gammas, cost, ts, variance_cost):
+        super().__init__(*args)
+        self.n, self.spread, self.cost, self.variance_cost = n, spread, cost, variance_cost
+        self.gammas = np.asarray(gammas, dtype=float)
+        self.ts = np.asarray(ts, dtype=float)
+
+    def _apply(self, arguments, rounding):
+        V, D = (np.maximum(x, 0.0)[..., None] for x in np.broadcast_arrays(*arguments))
+        b, n, t = self.spread, self.n, self.ts
+        variance = np.min(
+            V / (1 - t) + b * b * (D + self.variance_cost) / (2 * (n - 1) * t * (1 - t)), axis=-1
+        )
+        variance = np.minimum(variance, b * b / 4)[..., None]
+        x = self.gammas  # gamma b
+        weight = (np.expm1(x) - x) / (x * b)  # phi(gamma b) / (gamma b^2), by expm1
+        value = np.min(weight * variance + b * (D + self.cost) / (x * n), axis=-1)
+        return nudge(value * (1 + rounding * 64 * EPS), rounding)
+
+    def _curvature(self, kinds, ranges):
+        """Concave: the least over the grids of functions affine in ``(V_hat, D)``."""
+        inside = _within(ranges[0], 0.0) and _within(ranges[1], 0.0)
+        return "concave" if inside and _composes(kinds, self.monotonicity, "concave") else None
+
+    def __repr__(self):
+        return f"pac_bayes_bennett({self.args[0]!r}, {self.args[1]!r})"
+
+
 class PacBayes(Expression):
     """The bound ``g(L, D)`` of one distance and divergence, as an atom.
 
@@ -1046,6 +1111,38 @@ def split_cantelli(U, V, mu_nonnegative=True) -> Expression:
     True
     """
     return SplitCantelli(U, V, mu_nonnegative=mu_nonnegative)
+
+
+def pac_bayes_bennett(V, D, *, n, spread, gammas, cost, ts, variance_cost) -> Expression:
+    """The PAC-Bayes-Bennett excess ``E[Z] - Z_hat`` at its best grid point.
+
+    See :class:`PacBayesBennett` for the inequalities and the parameters.
+
+    Parameters
+    ----------
+    V, D : Expression or float
+        The posterior's average unbiased empirical variance and its divergence.
+    n : int
+        The sample size (at least 2).
+    spread : float
+        The loss's range ``b``.
+    gammas : array_like
+        The grid of ``gamma b``.
+    cost : float
+        ``ln`` of the Bennett grid's size over its confidence.
+    ts : array_like
+        The grid of ``t`` in (0, 1) of the variance bound.
+    variance_cost : float
+        ``ln`` of that grid's size over its confidence.
+
+    Returns
+    -------
+    Expression
+        The atom, increasing and concave in both arguments.
+    """
+    return PacBayesBennett(
+        V, D, n=n, spread=spread, gammas=gammas, cost=cost, ts=ts, variance_cost=variance_cost
+    )
 
 
 def minimum(*args) -> Expression:
