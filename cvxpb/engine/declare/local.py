@@ -63,8 +63,8 @@ class WeightSearch(ParetoSearch):
         self.terms = list(terms)
         self.points: dict = {}  # log-weights -> Solved
 
-    def run(self, tol, max_solves):
-        """Search the weights from a grid, then by the stationarity iteration.
+    def run(self, tol, max_solves, begin=()):
+        """Search the weights from a grid (or a start), then by the stationarity iteration.
 
         Parameters
         ----------
@@ -72,6 +72,10 @@ class WeightSearch(ParetoSearch):
             The gap between the best bound and the lower bound at which the search stops.
         max_solves : int
             The scalarized programs at most.
+        begin : tuple, default=()
+            Log-weights to begin at instead of the grid (a round of the convex-concave
+            procedure starts where the last one ended); the grid if empty or of another
+            length.
 
         Returns
         -------
@@ -85,9 +89,16 @@ class WeightSearch(ParetoSearch):
         start = time.perf_counter()
         lows = {t: self._least(t) for t in self.terms}
         lower = float(self.bound.evaluate(Values(coordinates=lows, signs=self.signs), -1))
-        for point in itertools.product(GRID, repeat=len(self.terms) - 1):
-            self._visit(point)
-        best = min(self.points.values(), key=lambda s: s.value)
+        points = itertools.product(GRID, repeat=len(self.terms) - 1)
+        if len(begin) == len(self.terms) - 1:
+            points = [tuple(begin)]
+        best = None
+        for point in points:  # the grid ends early where the gap has closed
+            solved = self._visit(point)
+            if best is None or solved.value < best.value:
+                best = solved
+            if best.value - lower <= tol:
+                break
         while len(self.points) < max_solves and best.value - lower > tol:
             moved = self._step(best, max_solves)
             if moved is None:

@@ -165,19 +165,23 @@ class Minimize:
         seconds = time.perf_counter() - start
         return _result(best.value, best.q, status, seconds, solves, lower, self.terms, certificate)
 
-    def _search(self, n, tol, max_solves, solver, replace=None, certify=True):
+    def _search(self, n, tol, max_solves, solver, replace=None, certify=True, begin=()):
         """``(best, lower, search)``: the Pareto search (one or two terms), the vertex
         search (more, where the bound is concave in them) or the weight search (else),
         through ``replace``'s majorants if given. Without ``certify`` (a round of the
         convex-concave procedure, which needs a posterior, not a proof) the weight
-        search stands in for the vertex search."""
+        search stands in for the vertex search; it begins at the log-weights ``begin``
+        where given (the last round's), else on its grid."""
         if n > 2 and certify:
             search = VertexSearch(self.bound, self.terms, self.signs, solver, replace)
             if search.certifiable():
                 best, lower, _ = search.run(tol, max_solves)
                 return best, lower, search
-        kind = WeightSearch if n > 2 else ParetoSearch
-        search = kind(self.bound, self.terms, self.signs, solver, replace)
+        if n > 2:
+            search = WeightSearch(self.bound, self.terms, self.signs, solver, replace)
+            best, lower, _ = search.run(tol, max_solves, begin)
+            return best, lower, search
+        search = ParetoSearch(self.bound, self.terms, self.signs, solver, replace)
         best, lower, _ = search.run_single() if n == 1 else search.run(tol, max_solves)
         return best, lower, search
 
@@ -191,7 +195,8 @@ class Minimize:
         solves = 0
         for _ in range(CCP_ROUNDS):
             replace = {t: t.majorant(self.signs[t], best.q) for t in relaxed}
-            candidate, _, search = self._search(n, tol, max_solves, solver, replace, False)
+            begin = best.log_weights  # where the last round ended, if it was a weight search
+            candidate, _, search = self._search(n, tol, max_solves, solver, replace, False, begin)
             solves += len(search.solved)
             value = self.value_at(candidate.q)
             if not value < best.value - tol:
