@@ -248,3 +248,77 @@ def test_classifier_minimizes_ccpbb_for_three_classes():
     assert len(parts) == mv.MU_GRID.size
     at = [pb.Minimize(p).value_at(clf.posterior_) for p in parts]
     assert clf.result_.bound == pytest.approx(min(at), rel=1e-12)
+
+
+# --- Masegosa et al.'s (2020) CTD ---------------------------------------------------------
+
+
+def test_ctd_at_random_posteriors_against_forty_digits():
+    """The authors' form: the numerator above at (T_hi, L_lo), the denominator below at
+    (T_lo, L_hi), each pair of sides from one kl inequality at delta / 2."""
+    from tests.test_split_kl_bernstein import mp_kl_inverse, pair_mean
+
+    E, _ = errors_and_mask(15, n=3000, H=4, rates=(0.05, 0.1, 0.08, 0.12))
+    seen = np.ones_like(E, dtype=bool)
+    n, H, delta = E.shape[0], E.shape[1], 0.05
+    risks = E.mean(axis=0)
+    for matrix in (False, True):
+        if matrix:
+            ctd = mv.c_tandem(pb.Posterior.uniform(H), risks, n, None, n, delta, matrix=E.T @ E / n)
+        else:
+            ctd = mv.c_tandem(pb.Posterior.uniform(H), risks, n, E, None, delta)
+        for seed in range(3):
+            q = posterior(40 + seed, H)
+            K = mp_posterior_kl(q)
+            e_t = (2 * K + mp.log(4 * mp.sqrt(n) / mp.mpf(delta))) / n
+            e_l = (K + mp.log(4 * mp.sqrt(n) / mp.mpf(delta))) / n
+            T = pair_mean(E, seen, q, lambda a, b: a * b)
+            L = mp.fsum(mp.mpf(x) * mp.mpf(r) for x, r in zip(q, risks, strict=True))
+            T_hi, T_lo = mp_kl_inverse(T, e_t, True), mp_kl_inverse(T, e_t, False)
+            L_hi, L_lo = mp_kl_inverse(L, e_l, True), mp_kl_inverse(L, e_l, False)
+            reference = min(1, (T_hi - L_lo**2) / (T_lo - L_hi + mp.mpf(1) / 4))
+            assert L_hi < 0.5 and reference < 1  # a case where the bound says something
+            value = pb.Minimize(ctd).value_at(q)
+            assert value >= reference - 1e-15
+            assert value == pytest.approx(float(reference), rel=1e-9)
+
+
+def test_the_c_tandem_oracle_is_the_least_chebyshev_cantelli_bound():
+    """With exact risks, CTD's atom is (T - L^2) / (T - L + 1/4), which is the least over
+    mu < 1/2 of (T - 2 mu L + mu^2) / (1/2 - mu)^2 (scipy's scalar minimizer)."""
+    from scipy.optimize import minimize_scalar
+
+    from cvxpb.engine.declare.expressions import c_tandem
+
+    rng = np.random.default_rng(16)
+    for _ in range(20):
+        L = rng.uniform(0.01, 0.45)
+        T = rng.uniform(L * L, L)  # Jensen and e^2 = e
+        atom = float(c_tandem(T, L, T, L).evaluate(None, 0))
+        best = minimize_scalar(lambda mu, T=T, L=L: (T - 2 * mu * L + mu * mu) / (0.5 - mu) ** 2,
+                               bounds=(-50, 0.5 - 1e-9), method="bounded",
+                               options={"xatol": 1e-12})  # fmt: skip
+        assert atom == pytest.approx(best.fun, rel=1e-7)
+        assert atom <= best.fun + 1e-12
+
+
+def test_cctnd_is_never_above_ctd_on_the_same_inequalities():
+    """Both rest on the same two kl inequalities: CCTND (least of its two sides) is the
+    least over mu of the Chebyshev-Cantelli bound at the worst point of their box, CTD
+    bounds the same ratio's numerator and denominator apart, so CCTND <= CTD."""
+    for seed in range(4):
+        E, _ = errors_and_mask(50 + seed, n=2000, H=4, rates=(0.05, 0.15, 0.1, 0.2))
+        q = pb.Posterior.uniform(4)
+        risks = E.mean(axis=0)
+        ctd = pb.Minimize(mv.c_tandem(q, risks, 2000, E))
+        sides = [pb.Minimize(d) for d in mv.chebyshev_cantelli_tnd(q, risks, 2000, E)]
+        for k in range(5):
+            w = posterior(60 + 5 * seed + k, 4)
+            assert min(s.value_at(w) for s in sides) <= ctd.value_at(w) + 1e-12
+
+
+def test_ctd_is_one_where_the_gibbs_risk_may_reach_one_half():
+    E = np.zeros((100, 2))
+    E[:55] = 1.0  # both voters err on 55% of the examples
+    ctd = mv.c_tandem(pb.Posterior.uniform(2), E.mean(axis=0), 100, E)
+    assert pb.Minimize(ctd).value_at([0.5, 0.5]) == 1.0

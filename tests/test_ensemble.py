@@ -68,8 +68,8 @@ def test_binary_forest_every_bound_reported(validation):
         random_state=0,
     ).fit(X[:400], y[:400])
     assert set(model.bounds_) == {
-        "first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", "lambda",
-        "c_bound", "dis",
+        "first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", "ctd",
+        "lambda", "c_bound", "dis",
     }  # fmt: skip
     assert model.bounds_["tnd"]["at_posterior"] == model.result_.bound
     test_risk = np.mean(model.predict(X_test) != y_test)
@@ -93,7 +93,8 @@ def test_the_vote_is_the_posterior_weighted_majority():
         divergence="chi2",
     ).fit(X, labels)
     assert set(model.bounds_) == {  # three classes: no C-bound, no DIS
-        "first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", "lambda",
+        "first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", "ctd",
+        "lambda",
     }  # fmt: skip
     votes = np.stack([labels_of(model, h, X) for h in range(9)], axis=1)
     shares = np.stack([(votes == c) @ model.posterior_ for c in model.classes_], axis=1)

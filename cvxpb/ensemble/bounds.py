@@ -43,6 +43,7 @@ from cvxpb.engine.declare import expressions as ex
 from cvxpb.engine.declare.terms import (
     KL,
     DivergenceTerm,
+    GibbsRisk,
     Posterior,
     disagreement,
     gibbs_risk,
@@ -252,6 +253,69 @@ def chebyshev_cantelli_tnd(
     return (
         ex.chebyshev_cantelli(tandem_upper, ex.kl_inverse_lower(L, slack), mu_nonnegative=True),
         ex.chebyshev_cantelli(tandem_upper, ex.kl_inverse(L, slack), mu_nonnegative=False),
+    )
+
+
+def c_tandem(q: Posterior, risks, n_gibbs, errors=None, n=None, delta=0.05, *, matrix=None):
+    """Declare Masegosa et al.'s (2020) CTD bound, the C-bound written with the tandem risk.
+
+    ``MV <= (T - L^2) / (T - L + 1/4)`` where ``L < 1/2`` (Chebyshev-Cantelli on the
+    weighted error, whose second moment is the tandem risk ``T``); Masegosa et al. bound
+    the numerator above and the denominator below with the kl inequalities of
+    :func:`chebyshev_cantelli_tnd` (each two-sided, at ``delta / 2``)
+    (:func:`cvxpb.engine.declare.expressions.c_tandem`). Each risk enters on both sides,
+    so each is declared twice, once for each side: the tandem risk's second copy, which
+    the bound decreases in, goes through its convex minorant and the status is
+    ``"local"`` where a gap remains. On the same two inequalities the least value over
+    their box, which is :func:`chebyshev_cantelli_tnd`'s (the least over ``mu`` of the
+    Chebyshev-Cantelli bound is this ratio), is never above this one. Any number of
+    classes.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    risks : array_like of shape (H,)
+        The voters' empirical risks.
+    n_gibbs : int
+        The least number of examples a voter's risk was measured on.
+    errors : array_like of shape (n, H), optional
+        The voters' 0/1 errors on one sample.
+    n : int, optional
+        The tandem rates' sample size (required with ``matrix=``).
+    delta : float, default=0.05
+        The confidence.
+    matrix : array_like of shape (H, H), optional
+        The tandem rates instead of ``errors``.
+
+    Returns
+    -------
+    Expression
+        The declared bound, for :class:`cvxpb.Minimize`.
+
+    Examples
+    --------
+    >>> import numpy as np, cvxpb as pb
+    >>> from cvxpb.ensemble import bounds as mv
+    >>> errors = (np.random.default_rng(0).random((400, 3)) < 0.2).astype(float)
+    >>> q = pb.Posterior.uniform(3)
+    >>> ctd = mv.c_tandem(q, errors.mean(axis=0), 400, errors)
+    >>> sorted(t.name for t in pb.Minimize(ctd).terms)
+    ['KL', 'gibbs_risk', 'gibbs_risk (numerator)', 'tandem_risk', 'tandem_risk (denominator)']
+    """
+    n_gibbs, delta = check_count(n_gibbs, "n_gibbs"), check_delta(delta)
+    T, n = _tandem_term(q, errors, n, matrix, "c_tandem")
+    n, K = check_count(n, "n"), KL(q)
+    rates = T.matrix if errors is None else None
+    factor = None if errors is None else np.asarray(errors, dtype=float) / np.sqrt(n)
+    T_copy = pairwise_loss(q, rates, factor=factor, name="tandem_risk (denominator)")
+    L, L_copy = gibbs_risk(q, risks), GibbsRisk(q, risks, name="gibbs_risk (numerator)")
+    tandem_slack, gibbs_slack = _kl_slack(2 * K, n, delta), _kl_slack(K, n_gibbs, delta)
+    return ex.c_tandem(
+        ex.kl_inverse(T, tandem_slack),
+        ex.kl_inverse_lower(L_copy, gibbs_slack),
+        ex.kl_inverse_lower(T_copy, tandem_slack),
+        ex.kl_inverse(L, gibbs_slack),
     )
 
 

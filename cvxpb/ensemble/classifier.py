@@ -13,8 +13,9 @@ The prior is uniform over the voters. The bounds are those of
 :mod:`cvxpb.ensemble.bounds`, each minimized by :class:`cvxpb.Minimize`:
 ``"first_order"``, ``"tnd"`` (tandem), the Chebyshev-Cantelli bounds ``"cctnd"``
 and ``"ccpbb"`` (Wu et al., 2021), ``"split_kl"`` and ``"unexpected_bernstein"`` (Wu and
-Seldin, 2022), ``"lambda"`` (PAC-Bayes-lambda) for any number of classes, and
-``"c_bound"``, ``"dis"`` for two classes.
+Seldin, 2022), ``"ctd"`` (the C-tandem bound of Masegosa et al., 2020), ``"lambda"``
+(PAC-Bayes-lambda) for any number of classes, and ``"c_bound"``, ``"dis"`` for two
+classes.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ BOUNDS = (
     "split_kl",
     "unexpected_bernstein",
     "ccpbb",
+    "ctd",
     "lambda",
     "c_bound",
     "dis",
@@ -58,10 +60,11 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         classifiers, fitted or not (``"prefit"`` needs them fitted). ``None``: a random
         forest of 100 trees.
     bound : {"first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", \
-"lambda", "c_bound", "dis"}
+"ctd", "lambda", "c_bound", "dis"}
         The bound the posterior minimizes (the last two for two classes only;
         ``"cctnd"`` and ``"ccpbb"`` are Wu et al.'s (2021) Chebyshev-Cantelli bounds
-        with the tandem bound and with PAC-Bayes-Bennett,
+        with the tandem bound and with PAC-Bayes-Bennett, ``"ctd"`` Masegosa et al.'s
+        (2020) C-tandem bound (five terms, searched locally: slow on large forests),
         ``"split_kl"`` and ``"unexpected_bernstein"`` Wu and Seldin's (2022)
         CCPBSkl and CCPBUB).
     divergence : {"kl", "chi2", "renyi"}
@@ -379,17 +382,16 @@ def _statistics(votes, y, seen):
 def _declarations(q, stats, delta, divergence, alpha):
     """Every majority-vote bound, declared on these statistics."""
     risks, n_gibbs, n = stats["risks"], stats["n_gibbs"], stats["n"]
+    rates = {} if stats["all_seen"] else {"matrix": stats["tandem"]}
+    errors = stats["errors"] if stats["all_seen"] else None
     if stats["all_seen"]:
-        tandem = mv.tandem(q, stats["errors"], n, delta, "kl", divergence, alpha)
         pairwise = {"votes": stats["votes"]}
     else:
-        tandem = mv.tandem(q, None, n, delta, "kl", divergence, alpha, matrix=stats["tandem"])
         pairwise = {"matrix": stats["disagreement"], "n_disagreement": n}
-    if stats["all_seen"]:
-        cctnd = mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, stats["errors"], n, delta)
-    else:
-        cctnd = mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, None, n, delta, matrix=stats["tandem"])
-    pairs = PairErrors(stats["errors"], stats["seen"])  # counted once for both bounds
+    tandem = mv.tandem(q, errors, n, delta, "kl", divergence, alpha, **rates)
+    cctnd = mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, errors, n, delta, **rates)
+    ctd = mv.c_tandem(q, risks, n_gibbs, errors, n, delta, **rates)
+    pairs = PairErrors(stats["errors"], stats["seen"])  # counted once for the three bounds
     declared = {
         "first_order": mv.first_order(q, risks, n_gibbs, delta, "kl", divergence, alpha),
         "tnd": tandem,
@@ -397,6 +399,7 @@ def _declarations(q, stats, delta, divergence, alpha):
         "split_kl": mv.split_kl(q, pairs, delta),
         "unexpected_bernstein": mv.unexpected_bernstein(q, pairs, delta),
         "ccpbb": mv.chebyshev_cantelli_bennett(q, pairs, delta),
+        "ctd": ctd,
         "lambda": mv.pac_bayes_lambda(q, risks, n_gibbs, delta),
     }
     if len(np.unique(stats["votes"])) <= 2:

@@ -794,6 +794,38 @@ class SplitCantelli(ChebyshevCantelli):
         return f"split_cantelli[{side}]({self.args[0]!r}, {self.args[1]!r})"
 
 
+class CTandem(Expression):
+    """Masegosa et al.'s (2020) C-tandem bound from bounds on each side, as an atom.
+
+    Chebyshev-Cantelli for the weighted error ``Z`` of the vote (``E Z = L``, the Gibbs
+    risk; ``E Z^2 = T``, the tandem risk): where ``L < 1/2`` the vote's risk is at most
+    ``(T - L^2) / (T - L + 1/4)``. With ``T`` and ``L`` known only to lie in intervals,
+    the numerator is bounded above at ``(T_hi, L_lo)`` and the denominator below at
+    ``(T_lo, L_hi)``: the value is ``max(T_hi - L_lo^2, 0) / (T_lo - L_hi + 1/4)``, capped
+    at 1, and 1 where ``L_hi >= 1/2`` or the denominator is not positive. Increasing in
+    ``T_hi`` and ``L_hi``, decreasing in ``L_lo`` and ``T_lo``.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        ``(T_hi, L_lo, T_lo, L_hi)``: bounds above and below on the tandem and Gibbs risks.
+    """
+
+    monotonicity = (1, -1, -1, 1)
+
+    def _apply(self, arguments, rounding):
+        T_hi, L_lo, T_lo, L_hi = (np.clip(x, 0.0, 1.0) for x in np.broadcast_arrays(*arguments))
+        numerator = nudge(np.maximum(T_hi - nudge(L_lo * L_lo, -rounding), 0.0), rounding)
+        spread = nudge(nudge(T_lo - L_hi, -rounding) + 0.25, -rounding)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = nudge(numerator / spread, rounding)
+        trivial = (L_hi >= 0.5) | (spread <= 0)
+        return np.where(trivial, 1.0, np.minimum(ratio, 1.0))
+
+    def __repr__(self):
+        return f"c_tandem({', '.join(map(repr, self.args))})"
+
+
 class PacBayesBennett(Expression):
     """The PAC-Bayes-Bennett excess of a loss over its empirical mean, at its best grid point.
 
@@ -1111,6 +1143,24 @@ def split_cantelli(U, V, mu_nonnegative=True) -> Expression:
     True
     """
     return SplitCantelli(U, V, mu_nonnegative=mu_nonnegative)
+
+
+def c_tandem(T_hi, L_lo, T_lo, L_hi) -> Expression:
+    """Masegosa et al.'s (2020) C-tandem bound at bounds on the tandem and Gibbs risks.
+
+    See :class:`CTandem`.
+
+    Parameters
+    ----------
+    T_hi, L_lo, T_lo, L_hi : Expression or float
+        Bounds above and below on the tandem risk and the Gibbs risk.
+
+    Returns
+    -------
+    Expression
+        The atom: increasing in ``T_hi`` and ``L_hi``, decreasing in ``L_lo`` and ``T_lo``.
+    """
+    return CTandem(T_hi, L_lo, T_lo, L_hi)
 
 
 def pac_bayes_bennett(V, D, *, n, spread, gammas, cost, ts, variance_cost) -> Expression:
