@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cvxpb.numerics.kl import kl, kl_inv_lower, kl_inv_upper, kl_inv_upper_newton
+from cvxpb.numerics.kl import (
+    kl,
+    kl_inv_lower,
+    kl_inv_lower_newton,
+    kl_inv_upper,
+    kl_inv_upper_newton,
+)
 
 mp.mp.dps = 50
 
@@ -125,6 +131,32 @@ def test_newton_agrees_with_the_verified_bracket(L, eps):
     r, error = kl_inv_upper_newton(L, eps)
     assert r == pytest.approx(kl_inv_upper(L, eps), abs=2e-12)
     assert error < 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(1e-9, 1), st.floats(1e-12, 60))
+def test_lower_newton_agrees_with_the_verified_bracket(L, eps):
+    r, error = kl_inv_lower_newton(L, eps)
+    # kl's own rounding allowance, 64 ulps of eps, is ~ 64 eps ulps / L relative in r
+    rel = 1e-12 + 512 * np.finfo(float).eps * eps / L
+    assert r == pytest.approx(kl_inv_lower(L, eps), rel=rel, abs=1e-300)
+    assert error <= 1e-12 * max(r, 1e-300) + 1e-300
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(1e-6, 1), st.floats(1e-9, 5))
+def test_the_lower_bisection_starts_from_newtons_narrow_bracket(L, eps):
+    """Where the root is a normal number, Newton's bracket passes the bisection's own
+    tests (so it halves a few times, not fifty): its ends are within 1e-12 of each other,
+    relative, plus kl's own rounding allowance carried into r. A margin that missed that
+    allowance left all of [0, L] here."""
+    from hypothesis import assume
+
+    from cvxpb.numerics.kl import _newton_bracket_lower
+
+    assume(eps / L < 600)  # the root, above L exp(-1 - eps / L), is a normal number
+    lo, hi = _newton_bracket_lower(np.asarray(L), np.asarray(eps))
+    assert lo > 0 and hi - lo <= (1e-12 + 1024 * np.finfo(float).eps * eps / L) * hi
 
 
 @pytest.mark.parametrize("eps", [1e-12, 1e-8, 1e-6])
