@@ -77,7 +77,8 @@ def minimize_quadratic_kl(S, b, mu, prior, start):
         if not slope < -1e-17 * (abs(value) + mu):  # the Newton decrement is spent
             break
         step, full = 1.0, None
-        while step >= 1e-12:
+        rounding = 8 * EPS * (abs(value) + mu)  # a decrease below this cannot be seen
+        while step >= 1e-12 and -ARMIJO * step * slope > rounding:
             trial = _moved(q, step * d)
             trial_value = objective(trial)
             full = (trial, trial_value) if full is None else full
@@ -85,6 +86,8 @@ def minimize_quadratic_kl(S, b, mu, prior, start):
                 break
             step /= 2
         else:  # no decrease the objective can show: a few full steps polish the point
+            if full is None:
+                full = (trial := _moved(q, d)), objective(trial)
             trial, trial_value = full
             if polish == 0 or not trial_value <= value + 8 * EPS * abs(value):
                 break
