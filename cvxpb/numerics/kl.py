@@ -63,6 +63,9 @@ def _kl_parts(p, q):
     and ``p = 1`` are ``h`` and ``-h``.
     """
     p, q = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(q, dtype=float))
+    if p.size == 1:  # the searches call it on one point: the same formulas on scalars
+        left, right = _kl_parts_scalar(p.item(), q.item())
+        return np.reshape(left, p.shape), np.reshape(right, p.shape)
     shape, p, q = p.shape, np.atleast_1d(p), np.atleast_1d(q)
     h = q - p
     left, right = h.copy(), -h
@@ -73,6 +76,40 @@ def _kl_parts(p, q):
         po, qo, ho = 1 - p[outer], 1 - q[outer], h[outer]
         right[outer] = _scaled_psi(po, -ho / po, _log_ratio(qo, po), -ho)
     return left.reshape(shape), right.reshape(shape)
+
+
+def _kl_parts_scalar(p, q):
+    """:func:`_kl_parts` at one point, in float64 scalars (no array machinery)."""
+    p, q = np.float64(p), np.float64(q)
+    h = q - p
+    left, right = h, -h
+    with np.errstate(all="ignore"):
+        if p > 0:
+            left = _scaled_psi_scalar(p, h / p, _log_ratio_scalar(q, p), h)
+        if p < 1:
+            po = 1 - p
+            right = _scaled_psi_scalar(po, -h / po, _log_ratio_scalar(1 - q, po), -h)
+    return left, right
+
+
+def _log_ratio_scalar(a, b):
+    """:func:`_log_ratio` of two float64 scalars."""
+    ratio = a / b
+    if np.isfinite(ratio) and ratio > 0:
+        return np.log(ratio)
+    return np.log(a) - np.log(b)
+
+
+def _scaled_psi_scalar(weight, x, log_one_plus_x, linear):
+    """:func:`_scaled_psi` of float64 scalars: the same series near 0."""
+    if not abs(x) < _SERIES_RADIUS:
+        return -weight * log_one_plus_x + linear
+    u = x / (2 + x)
+    u2 = u * u
+    series = np.float64(0.0)
+    for j in range(_SERIES_TERMS, 0, -1):
+        series = series * u2 + 1.0 / (2 * j + 1)
+    return -weight * (-2 * u2 / (1 - u) + 2 * u2 * u * series)
 
 
 def kl(p, q):
