@@ -50,7 +50,76 @@ BINARY_BOUNDS = ("c_bound", "dis")
 VALIDATIONS = ("oob", "split", "prefit")
 
 
-class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
+class VoterMixin:
+    """The voters of a vote: fitted (or taken fitted) and asked for their labels.
+
+    Uses the estimator's ``estimator``, ``validation``, ``test_size`` and
+    ``random_state``; sets ``ensemble_`` and ``estimators_``.
+    """
+
+    def votes(self, X):
+        """Each voter's label for each row of ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, H)
+            The labels.
+        """
+        check_is_fitted(self)
+        return self._member_votes(validate_data(self, X, reset=False))
+
+    def _fit_voters(self, X, y):
+        """Fit the voters (or take them fitted); return the bound sample and which of
+        its votes count (``n x H``: all, or the out-of-bag ones)."""
+        estimator = self.estimator
+        if estimator is None:
+            estimator = RandomForestClassifier(n_estimators=100, random_state=self.random_state)
+        X_fit, y_fit, X_bound, y_bound = X, y, X, y
+        if self.validation == "prefit":
+            _check_fitted_voters(estimator)
+        if self.validation == "split":
+            X_fit, X_bound, y_fit, y_bound = train_test_split(
+                X, y, test_size=self.test_size, random_state=self.random_state
+            )
+        if isinstance(estimator, (list, tuple)):
+            self.ensemble_ = None
+            self.estimators_ = (
+                list(estimator)
+                if self.validation == "prefit"
+                else [clone(e).fit(X_fit, y_fit) for e in estimator]
+            )
+        else:
+            self.ensemble_ = (
+                estimator if self.validation == "prefit" else clone(estimator).fit(X_fit, y_fit)
+            )
+            self.estimators_ = list(self.ensemble_.estimators_)
+        if not self.estimators_:
+            raise ValueError("estimator has no voters")
+        seen = np.ones((len(y_bound), len(self.estimators_)), dtype=bool)
+        if self.validation == "oob":
+            seen = _out_of_bag(self.ensemble_, len(y_bound))
+        return X_bound, y_bound, seen
+
+    def _member_votes(self, X):
+        """Each voter's labels on ``X`` (``n x H``). Members of scikit-learn's bagging
+        ensembles see their own features and answer in class indices."""
+        ensemble, columns = self.ensemble_, []
+        features = getattr(ensemble, "estimators_features_", None)
+        for h, member in enumerate(self.estimators_):
+            votes = member.predict(X if features is None else X[:, features[h]])
+            labels = getattr(ensemble, "classes_", None)
+            if labels is not None and not np.array_equal(member.classes_, labels):
+                votes = labels[np.asarray(votes).astype(int)]
+            columns.append(np.asarray(votes))
+        return np.stack(columns, axis=1)
+
+
+class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
     """A weighted majority vote whose weights minimize a bound on its risk.
 
     Parameters
@@ -181,22 +250,6 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             return self.result_
         return _minimize(self.declarations_[bound])
 
-    def votes(self, X):
-        """Each voter's label for each row of ``X``.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-            The examples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, H)
-            The labels.
-        """
-        check_is_fitted(self)
-        return self._member_votes(validate_data(self, X, reset=False))
-
     @property
     def bounds_(self) -> dict:
         """For every bound that applies: its value at ``posterior_`` and at the uniform
@@ -228,51 +281,6 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
                 "validation='oob' needs a bagging ensemble (bootstrap samples); a list of "
                 "classifiers takes validation='split' or 'prefit'"
             )
-
-    def _fit_voters(self, X, y):
-        """Fit the voters (or take them fitted); return the bound sample and which of
-        its votes count (``n x H``: all, or the out-of-bag ones)."""
-        estimator = self.estimator
-        if estimator is None:
-            estimator = RandomForestClassifier(n_estimators=100, random_state=self.random_state)
-        X_fit, y_fit, X_bound, y_bound = X, y, X, y
-        if self.validation == "prefit":
-            _check_fitted_voters(estimator)
-        if self.validation == "split":
-            X_fit, X_bound, y_fit, y_bound = train_test_split(
-                X, y, test_size=self.test_size, random_state=self.random_state
-            )
-        if isinstance(estimator, (list, tuple)):
-            self.ensemble_ = None
-            self.estimators_ = (
-                list(estimator)
-                if self.validation == "prefit"
-                else [clone(e).fit(X_fit, y_fit) for e in estimator]
-            )
-        else:
-            self.ensemble_ = (
-                estimator if self.validation == "prefit" else clone(estimator).fit(X_fit, y_fit)
-            )
-            self.estimators_ = list(self.ensemble_.estimators_)
-        if not self.estimators_:
-            raise ValueError("estimator has no voters")
-        seen = np.ones((len(y_bound), len(self.estimators_)), dtype=bool)
-        if self.validation == "oob":
-            seen = _out_of_bag(self.ensemble_, len(y_bound))
-        return X_bound, y_bound, seen
-
-    def _member_votes(self, X):
-        """Each voter's labels on ``X`` (``n x H``). Members of scikit-learn's bagging
-        ensembles see their own features and answer in class indices."""
-        ensemble, columns = self.ensemble_, []
-        features = getattr(ensemble, "estimators_features_", None)
-        for h, member in enumerate(self.estimators_):
-            votes = member.predict(X if features is None else X[:, features[h]])
-            labels = getattr(ensemble, "classes_", None)
-            if labels is not None and not np.array_equal(member.classes_, labels):
-                votes = labels[np.asarray(votes).astype(int)]
-            columns.append(np.asarray(votes))
-        return np.stack(columns, axis=1)
 
     def predict_proba(self, X):
         """The posterior's share of the votes for each class.
