@@ -20,15 +20,18 @@ GROUPS = [list(range(k, k + 5)) for k in range(0, 40, 5)]
 
 
 @pytest.mark.parametrize(
-    ("norm", "eps", "groups"),
+    ("norm", "eps", "groups", "fit_intercept"),
     [
-        ("linf", 0.02, None),
-        ("linf", 0.2, None),
-        ("group", 0.05, GROUPS),
-        ("group", 0.01, GROUPS),
+        ("linf", 0.02, None, True),
+        ("linf", 0.02, None, False),
+        ("linf", 0.2, None, True),
+        ("linf", 0.2, None, False),
+        pytest.param("group", 0.05, GROUPS, True, marks=pytest.mark.slow),  # 18 s
+        ("group", 0.05, GROUPS, False),
+        ("group", 0.01, GROUPS, True),
+        ("group", 0.01, GROUPS, False),
     ],
 )
-@pytest.mark.parametrize("fit_intercept", [True, False])
 def test_skglm_reaches_the_conic_optimum_with_exact_zeros(norm, eps, groups, fit_intercept):
     X, y = _data()
     auto = MinimaxClassifier(

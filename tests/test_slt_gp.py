@@ -26,7 +26,10 @@ def test_conditional_prior_is_the_joint_gaussian_conditioned_on_s():
     assert C == pytest.approx(A - B @ np.linalg.solve(D, B.T))
 
 
-@pytest.mark.parametrize(("y", "s", "rho"), [(1.0, 0.8, 0.6), (-1.0, 1.5, 0.9), (1.0, -2.0, 0.3)])
+@pytest.mark.parametrize(
+    ("y", "s", "rho"),
+    [(1.0, 0.8, 0.6), (-1.0, 1.5, 0.9), pytest.param(1.0, -2.0, 0.3, marks=pytest.mark.slow)],
+)  # each sign of y in the default run; the third point with the slow sweeps
 def test_eq_25_for_one_point_against_quadrature(y, s, rho):
     """One target site: EP is exact, so log p(y | s) must match the double integral."""
     k = 1.7
