@@ -57,6 +57,11 @@ class VoterMixin:
     ``random_state``; sets ``ensemble_`` and ``estimators_``.
     """
 
+    def _check_test_size(self):
+        """ValueError unless the held-out share ``test_size`` lies in (0, 1)."""
+        if isinstance(self.test_size, bool) or not 0 < self.test_size < 1:
+            raise ValueError(f"test_size must lie in (0, 1), got {self.test_size!r}")
+
     def votes(self, X):
         """Each voter's label for each row of ``X``.
 
@@ -274,8 +279,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         check_choice(self.validation, "validation", VALIDATIONS)
         check_choice(self.divergence, "divergence", ("kl", "chi2", "renyi"))
         check_delta(self.delta)
-        if isinstance(self.test_size, bool) or not 0 < self.test_size < 1:
-            raise ValueError(f"test_size must lie in (0, 1), got {self.test_size!r}")
+        self._check_test_size()
         if self.validation == "oob" and isinstance(self.estimator, (list, tuple)):
             raise ValueError(
                 "validation='oob' needs a bagging ensemble (bootstrap samples); a list of "

@@ -235,8 +235,7 @@ class MinCqClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         if self.validation not in ("split", "prefit"):
             raise ValueError(f"validation must be 'split' or 'prefit', got {self.validation!r}")
         check_delta(self.delta)
-        if isinstance(self.test_size, bool) or not 0 < self.test_size < 1:
-            raise ValueError(f"test_size must lie in (0, 1), got {self.test_size!r}")
+        self._check_test_size()
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)

@@ -142,9 +142,7 @@ class PairErrors:
             raise ValueError(
                 f"an unbiased variance needs two examples a pair; one pair has {self.n}"
             )
-        sides = self.own + self.own.T
-        mean = self.tandem - mu * sides + mu * mu
-        square = (1 - 2 * mu) ** 2 * self.tandem + mu * mu * (1 - 2 * mu) * sides + mu**4
+        mean, square = self._shifted_moments(mu)
         rounding = 16 * EPS * (np.abs(square) + mean * mean)  # raised past float error
         matrix = (
             self.counts / (self.counts - 1) * (np.maximum(square - mean * mean, 0.0) + rounding)
@@ -178,9 +176,14 @@ class PairErrors:
                 rows.append(np.sqrt(square_weight) * ((1 - 2 * mu) * self._errors + mu * mu))
             factor = np.vstack(rows) / np.sqrt(self._errors.shape[0])
             return pairwise_loss(q, factor=factor, name=f"shifted_tandem[mu={mu:g}]")
-        sides = self.own + self.own.T
-        matrix = self.tandem - mu * sides + mu * mu
-        if square_weight > 0:
-            square = (1 - 2 * mu) ** 2 * self.tandem + mu * mu * (1 - 2 * mu) * sides + mu**4
-            matrix = matrix + square_weight * square
+        mean, square = self._shifted_moments(mu)
+        matrix = mean + square_weight * square if square_weight > 0 else mean
         return pairwise_loss(q, matrix, name=f"shifted_tandem[mu={mu:g}]")
+
+    def _shifted_moments(self, mu):
+        """Each pair's mean of the shifted loss ``(e_i - mu)(e_j - mu)`` and of its square
+        ``((1 - 2 mu) e_i + mu^2)((1 - 2 mu) e_j + mu^2)``, from the pair's rates."""
+        sides = self.own + self.own.T
+        mean = self.tandem - mu * sides + mu * mu
+        square = (1 - 2 * mu) ** 2 * self.tandem + mu * mu * (1 - 2 * mu) * sides + mu**4
+        return mean, square
