@@ -322,3 +322,52 @@ def test_ctd_is_one_where_the_gibbs_risk_may_reach_one_half():
     E[:55] = 1.0  # both voters err on 55% of the examples
     ctd = mv.c_tandem(pb.Posterior.uniform(2), E.mean(axis=0), 100, E)
     assert pb.Minimize(ctd).value_at([0.5, 0.5]) == 1.0
+
+
+def test_ccpbb_with_priors_near_zero_and_a_huge_sample_against_forty_digits():
+    """n = 200000, prior and posterior weights of 1e-12: each pair's mean and unbiased
+    variance rebuilt in 40 digits from its four outcome counts (both err, one, the other,
+    neither), not from PairErrors' rates."""
+    rng = np.random.default_rng(17)
+    n = 200_000
+    E = (rng.random((n, 3)) < [0.05, 0.1, 0.2]).astype(float)
+    prior = np.array([1e-12, 0.4, 0.6 - 1e-12])
+    q = np.array([1e-12, 0.7, 0.3 - 1e-12])
+    mus, delta = (-0.2, 0.1), 0.05
+    declared = mv.chebyshev_cantelli_bennett(pb.Posterior(prior), E, delta, mu_grid=mus)
+    share = delta / (2 * len(mus))
+    ts, xs = mv.bennett_grids(n, share)
+    K = mp.fsum(mp.mpf(a) * mp.log(mp.mpf(a) / mp.mpf(b)) for a, b in zip(q, prior, strict=True))
+    for mu, part in zip(mus, declared, strict=True):
+        mu = mp.mpf(mu)
+        values = {
+            (1, 1): (1 - mu) ** 2,
+            (1, 0): -mu * (1 - mu),
+            (0, 1): -mu * (1 - mu),
+            (0, 0): mu**2,
+        }
+        mean = variance = mp.mpf(0)
+        for i in range(3):
+            for j in range(3):
+                counts = {k: int(np.sum((E[:, i] == k[0]) & (E[:, j] == k[1]))) for k in values}
+                m = mp.fsum(c * values[k] for k, c in counts.items()) / n
+                v = mp.fsum(c * (values[k] - m) ** 2 for k, c in counts.items()) / (n - 1)
+                mean += mp.mpf(q[i]) * mp.mpf(q[j]) * m
+                variance += mp.mpf(q[i]) * mp.mpf(q[j]) * v
+        spread = max(1 - mu, 1 - 2 * mu)
+        excess = mp_excess(variance, 2 * K, n, spread, ts, mp.log(ts.size / mp.mpf(share)), xs,
+                           mp.log(xs.size / mp.mpf(share)))  # fmt: skip
+        reference = max(mean + excess, 0) / (mp.mpf(0.5) - mu) ** 2
+        value = pb.Minimize(part).value_at(q)
+        assert value >= reference
+        assert value == pytest.approx(float(reference), rel=1e-9)
+
+
+def test_a_bound_that_starts_at_its_lower_bound_takes_one_program():
+    """CTD is 1 everywhere here (the Gibbs risk may reach 1/2): the weight search's first
+    program meets the lower bound and the grid of 4^4 programs stops there."""
+    E = np.zeros((100, 3))
+    E[:55] = 1.0
+    ctd = mv.c_tandem(pb.Posterior.uniform(3), E.mean(axis=0), 100, E)
+    res = pb.Minimize(ctd).solve()
+    assert res.bound == 1.0 and res.status == "optimal" and res.iterations == 1

@@ -133,6 +133,22 @@ def test_newton_agrees_with_the_verified_bracket(L, eps):
     assert error < 1e-12
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(st.floats(-0.5, 1.5), st.just(float("nan"))),
+    st.one_of(st.floats(-0.5, 1.5), st.just(float("nan"))),
+)
+def test_kl_at_one_point_is_the_array_paths_value_bit_for_bit(p, q):
+    """The scalar path (one point) and the array path compute the same formulas; NaN and
+    values outside [0, 1] (which searches may pass) included."""
+    from cvxpb.numerics.kl import kl_unchecked
+
+    with np.errstate(all="ignore"):
+        one = kl_unchecked(p, q)
+        many = kl_unchecked(np.array([p, 0.3]), np.array([q, 0.2]))[0]
+    assert (np.isnan(one) and np.isnan(many)) or one == many
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.floats(1e-9, 1), st.floats(1e-12, 60))
 def test_lower_newton_agrees_with_the_verified_bracket(L, eps):
