@@ -328,8 +328,8 @@ def kl_inv_lower(p, eps):
     ndarray or float
         The lower end of a verified bracket, never above the true inverse.
     """
-    lo, _ = kl_inv_lower_bracket(p, eps)
     p, eps = _check(p, eps)
+    lo, _ = _bisect(p, eps, *_newton_bracket_lower(p, eps), verified_high=False)
     lo = np.where((eps == 0) | (p == 0), p, lo)
     return float(lo) if lo.ndim == 0 else lo
 

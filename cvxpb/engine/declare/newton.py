@@ -86,8 +86,9 @@ def minimize_quadratic_kl(S, b, mu, prior, start):
                 break
             step /= 2
         else:  # no decrease the objective can show: a few full steps polish the point
-            if full is None:
-                full = (trial := _moved(q, d)), objective(trial)
+            if full is None:  # no trial was taken: the full step is the one to polish with
+                trial = _moved(q, d)
+                full = (trial, objective(trial))
             trial, trial_value = full
             if polish == 0 or not trial_value <= value + 8 * EPS * abs(value):
                 break
