@@ -146,9 +146,8 @@ def solve_mincq(m, M, mu, solver="CLARABEL"):
         )
     H = m.size
     Q = cp.Variable(H)
-    values, vectors = np.linalg.eigh((M + M.T) / 2)
-    root = vectors * np.sqrt(np.maximum(values, 0.0))  # M = root @ root.T
-    objective = cp.sum_squares(root.T @ Q) - (M.sum(axis=0) / H) @ Q
+    gram = cp.psd_wrap((M + M.T) / 2)  # a Gram matrix, as the engine's terms declare theirs
+    objective = cp.quad_form(Q, gram) - (M.sum(axis=0) / H) @ Q
     constraints = [m @ Q == mu / 2 + m.sum() / (2 * H), Q >= 0, Q <= 1 / H]
     problem = cp.Problem(cp.Minimize(objective), constraints)
     try:
