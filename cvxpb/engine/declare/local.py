@@ -56,10 +56,12 @@ class WeightSearch(ParetoSearch):
     replace : dict, optional
         ``{term: majorant}``: convex majorants standing in for terms (a round of the
         convex-concave procedure).
+    minorants : dict, optional
+        ``{term: minorant}``: convex minorants to use instead of the terms' own.
     """
 
-    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None):
-        super().__init__(bound, terms, signs, solver, replace)
+    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None, minorants=None):
+        super().__init__(bound, terms, signs, solver, replace, minorants)
         self.terms = list(terms)
         self.points: dict = {}  # log-weights -> Solved
 

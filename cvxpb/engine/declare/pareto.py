@@ -131,13 +131,17 @@ class ParetoSearch:
     replace : dict, optional
         ``{term: majorant}``: convex majorants standing in for terms (a round of the
         convex-concave procedure).
+    minorants : dict, optional
+        ``{term: minorant}``: convex minorants to use instead of the terms' own (ones
+        made tight at a posterior, :meth:`QuadraticForm.minorant`).
     """
 
-    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None):
+    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None, minorants=None):
         self.bound, self.signs, self.solver = bound, signs, solver
         self.A, self.B = terms[0], terms[-1]
         self.solved: list[Solved] = []
         self.convex = {t: t.minorant(s) for t, s in signs.items()}
+        self.convex.update(minorants or {})
         self.replace = replace or {}  # majorants standing in for terms (convex-concave)
         self.convex.update(self.replace)
         self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G

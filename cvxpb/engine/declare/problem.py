@@ -17,6 +17,7 @@ from cvxpb.validation import check_count, check_distribution, check_positive, re
 
 ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
 CCP_ROUNDS = 20  # rounds of the convex-concave procedure at most
+TIGHTEN_ROUNDS = 2  # searches with minorants made tight at the best posterior, at most
 
 
 class Minimize:
@@ -85,8 +86,10 @@ class Minimize:
                 what = "pairwise estimates" if term.factor is None else "against its curvature"
                 lines.append(
                     f"    a quadratic form ({what}): its convex minorant on the simplex (short "
-                    f"by at most {-minorant.lam:.3g} (1 - |q|^2)) proves the lower bound, and "
-                    "the convex-concave procedure (tangent majorants) improves the posterior"
+                    f"by at most {-minorant.lam:.3g} (1 - |q|^2)) proves the lower bound, the "
+                    "convex-concave procedure (tangent majorants) improves the posterior, and "
+                    "where a gap remains the minorant is made tight at the best posterior (a "
+                    "non-negative part of the matrix taken out first) and the search rerun"
                 )
         lines.append(
             "rule: monotone in each term, increasing in convex, decreasing in concave "
@@ -139,7 +142,8 @@ class Minimize:
             ``"optimal_inaccurate"`` with the gap; ``"local"`` (a true bound at the
             posterior returned, not proven least) for three or more terms, or where the
             convex minorant of a quadratic form (pairwise estimates, or against its
-            curvature) leaves a gap.
+            curvature) leaves a gap, even after it is made tight at the best posterior;
+            the certificate's ``lower_bound`` is proven either way.
         """
         check_positive(tol, "tol")
         check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
@@ -155,6 +159,9 @@ class Minimize:
         if relaxed and best.value - lower > tol:
             best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver)
             solves += more
+        if relaxed and best.value - lower > tol:
+            best, lower, more = self._tighten(best, lower, relaxed, n, tol, max_solves, solver)
+            solves += more
         gap = best.value - lower
         if n == 2:  # the weight of the second term in min A + mu B
             certificate = Certificate("mu", best.mu, None, lower, gap)
@@ -165,23 +172,26 @@ class Minimize:
         seconds = time.perf_counter() - start
         return _result(best.value, best.q, status, seconds, solves, lower, self.terms, certificate)
 
-    def _search(self, n, tol, max_solves, solver, replace=None, certify=True, begin=()):
+    def _search(
+        self, n, tol, max_solves, solver, replace=None, certify=True, begin=(), minorants=None
+    ):
         """``(best, lower, search)``: the Pareto search (one or two terms), the vertex
         search (more, where the bound is concave in them) or the weight search (else),
-        through ``replace``'s majorants if given. Without ``certify`` (a round of the
-        convex-concave procedure, which needs a posterior, not a proof) the weight
-        search stands in for the vertex search; it begins at the log-weights ``begin``
-        where given (the last round's), else on its grid."""
+        through ``replace``'s majorants and ``minorants`` if given. Without ``certify``
+        (a round of the convex-concave procedure, which needs a posterior, not a proof)
+        the weight search stands in for the vertex search; it begins at the log-weights
+        ``begin`` where given (the last round's), else on its grid."""
+        how = (self.bound, self.terms, self.signs, solver, replace, minorants)
         if n > 2 and certify:
-            search = VertexSearch(self.bound, self.terms, self.signs, solver, replace)
+            search = VertexSearch(*how)
             if search.certifiable():
                 best, lower, _ = search.run(tol, max_solves)
                 return best, lower, search
         if n > 2:
-            search = WeightSearch(self.bound, self.terms, self.signs, solver, replace)
+            search = WeightSearch(*how)
             best, lower, _ = search.run(tol, max_solves, begin)
             return best, lower, search
-        search = ParetoSearch(self.bound, self.terms, self.signs, solver, replace)
+        search = ParetoSearch(*how)
         best, lower, _ = search.run_single() if n == 1 else search.run(tol, max_solves)
         return best, lower, search
 
@@ -203,6 +213,25 @@ class Minimize:
                 break
             best = dataclasses.replace(candidate, value=value)
         return best, solves
+
+    def _tighten(self, best, lower, relaxed, n, tol, max_solves, solver):
+        """The search again with the ``relaxed`` forms' minorants made tight at the best
+        posterior (a non-negative part taken out before the shift,
+        :mod:`cvxpb.engine.declare.dnn`), for ``TIGHTEN_ROUNDS`` rounds at most while
+        the gap is above ``tol`` and the lower bound rises. Returns the best posterior,
+        the greater lower bound and the programs."""
+        solves = 0
+        for _ in range(TIGHTEN_ROUNDS):
+            minorants = {t: t.minorant(self.signs[t], at=best.q) for t in relaxed}
+            found, tighter, search = self._search(n, tol, max_solves, solver, minorants=minorants)
+            solves += len(search.solved)
+            best = min(best, found, key=lambda s: s.value)
+            if not tighter > lower:
+                break
+            lower = tighter
+            if best.value - lower <= tol:
+                break
+        return best, lower, solves
 
 
 def _signs(bound) -> dict:

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from cvxpb.engine.declare.dnn import nonnegative_part, tangent_basis
 from cvxpb.engine.declare.expressions import Expression
 from cvxpb.numerics.constants import check_order
 from cvxpb.numerics.summation import exact_sum
@@ -310,7 +311,7 @@ class QuadraticForm(Term):
     def quadratic(self):
         return 2 * self.matrix, np.zeros(self.matrix.shape[0])
 
-    def minorant(self, sign):
+    def minorant(self, sign, at=None):
         """The convex minorant of ``sign * q @ M @ q`` on the simplex, where needed.
 
         Needed for a matrix given as pairwise estimates (no factor), or where the form's
@@ -321,15 +322,22 @@ class QuadraticForm(Term):
         sign : {-1, 1}
             The direction the bound depends on the term in: ``+1`` increasing (the term
             itself), ``-1`` decreasing (its negative).
+        at : ndarray of shape (H,), optional
+            A posterior to make the minorant tight at: a non-negative part is taken out
+            of the matrix first (:mod:`cvxpb.engine.declare.dnn`). Without it, the
+            matrix is only shifted.
 
         Returns
         -------
         ShiftedQuadratic or None
-            The minorant (made once per sign), or None where the form itself fits.
+            The minorant (made once per sign without ``at``), or None where the form
+            itself fits.
         """
         fits = self.curvature == ("convex" if sign > 0 else "concave")
         if self.factor is not None and fits:
             return None
+        if at is not None:
+            return ShiftedQuadratic(self, sign, nonnegative_part(sign * self.matrix, at))
         cache = self.__dict__.setdefault("_minorants", {})
         if sign not in cache:
             cache[sign] = ShiftedQuadratic(self, sign)
@@ -402,7 +410,7 @@ class Disagreement(QuadraticForm):
 
     def _curvature(self) -> str:
         # concave on the simplex: -M is positive semidefinite on the plane sum q = 0
-        basis = _tangent_basis(self.matrix.shape[0])
+        basis = tangent_basis(self.matrix.shape[0])
         lowest, highest = _extreme_eigenvalues(-basis.T @ self.matrix @ basis)
         return "concave" if lowest >= -PSD_TOLERANCE * max(highest, 1.0) else "indefinite"
 
@@ -435,7 +443,7 @@ class PairwiseLoss(QuadraticForm):
     rates = False
 
     def _curvature(self) -> str:
-        basis = _tangent_basis(self.matrix.shape[0])
+        basis = tangent_basis(self.matrix.shape[0])
         lowest, highest = _extreme_eigenvalues(basis.T @ self.matrix @ basis)
         scale = max(abs(lowest), abs(highest), 1.0)
         if lowest >= -PSD_TOLERANCE * scale:
@@ -502,14 +510,20 @@ class ShiftedQuadratic(ConvexQuadratic):
         The form ``q @ M @ q``.
     sign : {-1, 1}
         ``N = sign * M``.
+    nonnegative : ndarray of shape (H, H), optional
+        A symmetric ``C`` with entries at least 0, taken out of ``N`` before the shift:
+        ``q @ C @ q >= 0`` on the simplex, so a minorant of ``N - C`` is one of ``N``
+        (:mod:`cvxpb.engine.declare.dnn`).
     """
 
-    def __init__(self, form, sign):
+    def __init__(self, form, sign, nonnegative=None):
         super().__init__(form.posterior, f"minorant of {'-' if sign < 0 else ''}{form.name}")
         H = form.matrix.shape[0]
         N = sign * form.matrix
+        if nonnegative is not None:
+            N = N - nonnegative
         P = np.eye(H) - 1.0 / H
-        tangent = _tangent_basis(H)
+        tangent = tangent_basis(H)
         eigenvalues = np.linalg.eigvalsh(tangent.T @ N @ tangent) if H > 1 else np.zeros(1)
         error = 8 * H * EPS * max(float(np.max(np.abs(eigenvalues))), float(np.max(np.abs(N))))
         self.lam = min(float(eigenvalues[0]), 0.0) - error
@@ -545,11 +559,6 @@ class TangentMajorant(ConvexQuadratic):
         negative = (vectors * np.minimum(values, 0.0)) @ vectors.T
         self.linear = 2 * negative @ at
         self.constant = -float(at @ negative @ at)
-
-
-def _tangent_basis(H):
-    """An orthonormal basis of the plane ``sum q = 0`` (``H x (H - 1)``)."""
-    return np.linalg.qr(np.vstack([np.ones(H), np.eye(H)[:-1]]).T)[0][:, 1:]
 
 
 def _quadratic(M, q, rounding):

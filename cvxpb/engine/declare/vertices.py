@@ -100,10 +100,12 @@ class VertexSearch(ParetoSearch):
     replace : dict, optional
         ``{term: majorant}``: convex majorants standing in for terms (a round of the
         convex-concave procedure).
+    minorants : dict, optional
+        ``{term: minorant}``: convex minorants to use instead of the terms' own.
     """
 
-    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None):
-        super().__init__(bound, terms, signs, solver, replace)
+    def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None, minorants=None):
+        super().__init__(bound, terms, signs, solver, replace, minorants)
         self.terms = list(terms)
         self.form = bound.bounding_form(+1)
         self.box = None
