@@ -18,13 +18,20 @@ of the same bound at its posterior, the difference (``ours - theirs``, never pos
 where cvxpb's status is "optimal") and the time ratio. A random forest of 100 trees,
 one 80:20 split per dataset.
 
-    python -m benchmarks.bench_majority_vote [--dataset spambase,...] [--json]
+With ``--authors PATH`` (a checkout of the authors' repository,
+github.com/StephanLorenzen/MajorityVoteBounds, GPL-licensed: imported at run time
+from that path, none of it copied here) their own ``optimizeLamb`` and ``optimizeTND``
+give the published posteriors instead, on the same statistics; without it the table
+says that the alternations written here stand in.
+
+    python -m benchmarks.bench_majority_vote [--dataset spambase,...] [--authors PATH] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 import numpy as np
@@ -96,6 +103,43 @@ def masegosa(tandem, n, tol=1e-10, max_rounds=1000):
     return rho
 
 
+def thiemann_posterior(risks, n):
+    """The posterior of :func:`thiemann`."""
+    return thiemann(risks, n)[0]
+
+
+def published_optimizers(checkout=None):
+    """``(lambda_posterior, tandem_posterior, source)``: the published optimizers, from
+    the authors' checkout at ``checkout`` where given, else as written here.
+
+    Each maps the statistics (``risks, n`` or ``tandem, n``) to a posterior; ``source``
+    says where they came from.
+    """
+    if checkout is None:
+        source = "alternations written in this benchmark (no --authors checkout given)"
+        return thiemann_posterior, masegosa, source
+    if str(checkout) not in sys.path:
+        sys.path.insert(0, str(checkout))
+    from mvb import bounds as authors  # GPL: imported from the user's checkout only
+
+    def lambda_posterior(risks, n):
+        return _posterior(authors.optimizeLamb(risks, n, DELTA), risks.size, "optimizeLamb")
+
+    def tandem_posterior(tandem, n):
+        return _posterior(authors.optimizeTND(tandem, n, DELTA), len(tandem), "optimizeTND")
+
+    return lambda_posterior, tandem_posterior, f"the authors' code at {checkout}"
+
+
+def _posterior(returned, H, name):
+    """The posterior among what an authors' optimizer returned: the one array of ``H``
+    weights."""
+    found = [np.asarray(x, float) for x in returned if np.shape(x) == (H,)]
+    if len(found) != 1:
+        raise ValueError(f"{name} returned no single posterior of {H} weights")
+    return found[0]
+
+
 def statistics(name, mode, seed=0):
     data = datasets.keel(name)
     X, _, y, _ = train_test_split(data.X, data.y, test_size=0.2, random_state=seed, stratify=data.y)
@@ -104,14 +148,15 @@ def statistics(name, mode, seed=0):
     return model.fit(X, y)
 
 
-def compare(name, mode) -> list[dict]:
+def compare(name, mode, optimizers=None) -> list[dict]:
+    lambda_posterior, tandem_posterior, _ = optimizers or published_optimizers()
     model = statistics(name, mode)
     stats = model.statistics_
     risks, tandem, n_gibbs, n = stats["risks"], stats["tandem"], stats["n_gibbs"], stats["n"]
     q = Posterior.uniform(risks.size)
     rows = []
     start = time.perf_counter()
-    rho_lambda, _ = thiemann(risks, n_gibbs)
+    rho_lambda = lambda_posterior(risks, n_gibbs)
     theirs_seconds = time.perf_counter() - start
     for bound, declared in (
         ("lambda", mv.pac_bayes_lambda(q, risks, n_gibbs, DELTA)),
@@ -119,7 +164,7 @@ def compare(name, mode) -> list[dict]:
     ):
         rows.append(_row(name, mode, bound, declared, rho_lambda, theirs_seconds))
     start = time.perf_counter()
-    rho_tandem = masegosa(tandem, n)
+    rho_tandem = tandem_posterior(tandem, n)
     theirs_seconds = time.perf_counter() - start
     declared = mv.tandem(q, None, n, DELTA, matrix=tandem)
     rows.append(_row(name, mode, "tnd", declared, rho_tandem, theirs_seconds))
@@ -149,16 +194,19 @@ def _row(name, mode, bound, declared, rho, theirs_seconds) -> dict:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default=",".join(DATASETS))
+    parser.add_argument("--authors", help="a checkout of the authors' MajorityVoteBounds")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    optimizers = published_optimizers(args.authors)
     rows = []
     with threadpool_limits(1, "blas"):
         for name in args.dataset.split(","):
             for mode in ("split", "oob"):
-                rows += compare(name.strip(), mode)
+                rows += compare(name.strip(), mode, optimizers)
     if args.json:
-        print(json.dumps(rows, indent=1))
+        print(json.dumps({"published": optimizers[2], "rows": rows}, indent=1))
         return
+    print(f"published optimizers: {optimizers[2]}")
     formats = {"dataset": "<", "mode": "<", "bound": "<", "cvxpb": ".6f", "status": "<"}
     formats |= {"published": ".6f", "ours - theirs": ".2e", "cvxpb s": ".3f"}
     formats |= {"published s": ".3f", "time ratio": ".2f"}
