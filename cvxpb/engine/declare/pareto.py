@@ -47,7 +47,8 @@ from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, nudge
 
 PIECES = 256  # each edge of the boundary is cut into this many pieces for its corners
-STALL = 5  # rounds without the lower bound rising by tol end a search through a minorant
+STALL = 5  # rounds without the lower bound rising by tol (or 1% of the gap) end a search
+# through a minorant
 MAX_PIECES = 1 << 14  # an edge that could hold the minimum is cut into up to this many
 FIRST_MUS = np.geomspace(1e-8, 1e2, 21)
 ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
@@ -142,6 +143,7 @@ class ParetoSearch:
         self.solved: list[Solved] = []
         self.convex = {t: t.minorant(s) for t, s in signs.items()}
         self.convex.update(minorants or {})
+        self.inherited: list[Solved] = []  # an earlier search's programs (run's earlier)
         self.replace = replace or {}  # majorants standing in for terms (convex-concave)
         self.convex.update(self.replace)
         self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G
@@ -265,7 +267,7 @@ class ParetoSearch:
         ]
         return np.maximum(slopes, 0.0)
 
-    def run(self, tol, max_solves):
+    def run(self, tol, max_solves, earlier=None):
         """Search ``mu`` until the bound at the best posterior meets the lower bound.
 
         Parameters
@@ -274,6 +276,11 @@ class ParetoSearch:
             The gap at which the search stops.
         max_solves : int
             The scalarized programs at most.
+        earlier : ParetoSearch, optional
+            A finished search of the same bound through other (valid) minorants: its
+            programs' lower bounds hold here too and its posteriors' values are true
+            values, so they are kept, and this search starts at its ``mu`` near its
+            best posterior instead of ``FIRST_MUS``.
 
         Returns
         -------
@@ -288,24 +295,36 @@ class ParetoSearch:
         self.tol = tol
         self.a_lo = self._least(self.A)
         self.b_lo = self._least(self.B)
-        for mu in self._first_mus():
+        first = self._first_mus()
+        if earlier is not None:
+            self.a_lo, self.b_lo = max(self.a_lo, earlier.a_lo), max(self.b_lo, earlier.b_lo)
+            self.inherited = list(earlier.solved) + earlier.inherited
+            first = earlier.mus_near_best()
+        for mu in first:
             self._solve(float(mu))
         relaxed = any(m is not None for m in self.convex.values())
         history = []
         while True:
-            best = min(self.solved, key=lambda s: s.value)
+            best = min(self.solved + self.inherited, key=lambda s: s.value)
             self.upper = best.value
             lower, edge = self.lower_bound()
             history.append(lower)
             new = self._new_mus(edge, best)
             if best.value - lower <= tol or len(self.solved) >= max_solves or not new:
                 break
-            if relaxed and len(history) > STALL and history[-1] - history[-1 - STALL] <= tol:
+            rise = history[-1] - history[-1 - STALL] if len(history) > STALL else np.inf
+            if relaxed and rise <= max(tol, (best.value - lower) / 100):
                 break  # the minorant's own shortfall holds the bounds apart
             for mu in new:
                 self._solve(mu)
-        best = min(self.solved, key=lambda s: s.value)
+        best = min(self.solved + self.inherited, key=lambda s: s.value)
         return best, lower, time.perf_counter() - start
+
+    def mus_near_best(self, factor=10.0):
+        """The ``mu`` of the solved programs within ``factor`` of the best posterior's."""
+        best = min(self.solved, key=lambda s: s.value).mu
+        mus = [s.mu for s in self.solved if best / factor <= s.mu <= best * factor]
+        return sorted(set(mus)) or [best]
 
     def _first_mus(self):
         """``FIRST_MUS``; for a monotone function of ``w_A A + w_B B`` (whose minimum
@@ -472,7 +491,11 @@ class ParetoSearch:
         """
         lines = _envelope(
             [(Fraction(0), Fraction(self.a_lo))]
-            + [(Fraction(s.mu), Fraction(s.lower)) for s in self.solved if np.isfinite(s.lower)]
+            + [
+                (Fraction(s.mu), Fraction(s.lower))
+                for s in self.solved + self.inherited
+                if np.isfinite(s.lower)
+            ]
         )
         self._lines = lines
         edges = _edges(lines, Fraction(self.b_lo))

@@ -17,7 +17,7 @@ from cvxpb.validation import check_count, check_distribution, check_positive, re
 
 ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
 CCP_ROUNDS = 20  # rounds of the convex-concave procedure at most
-TIGHTEN_ROUNDS = 2  # searches with minorants made tight at the best posterior, at most
+TIGHTEN_ROUNDS = 1  # searches with minorants made tight at the best posterior, at most
 
 
 class Minimize:
@@ -160,7 +160,10 @@ class Minimize:
             best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver)
             solves += more
         if relaxed and best.value - lower > tol:
-            best, lower, more = self._tighten(best, lower, relaxed, n, tol, max_solves, solver)
+            earlier = search if n == 2 else None
+            best, lower, more = self._tighten(
+                best, lower, relaxed, n, tol, max_solves, solver, earlier
+            )
             solves += more
         gap = best.value - lower
         if n == 2:  # the weight of the second term in min A + mu B
@@ -173,14 +176,24 @@ class Minimize:
         return _result(best.value, best.q, status, seconds, solves, lower, self.terms, certificate)
 
     def _search(
-        self, n, tol, max_solves, solver, replace=None, certify=True, begin=(), minorants=None
+        self,
+        n,
+        tol,
+        max_solves,
+        solver,
+        replace=None,
+        certify=True,
+        begin=(),
+        minorants=None,
+        earlier=None,
     ):
         """``(best, lower, search)``: the Pareto search (one or two terms), the vertex
         search (more, where the bound is concave in them) or the weight search (else),
         through ``replace``'s majorants and ``minorants`` if given. Without ``certify``
         (a round of the convex-concave procedure, which needs a posterior, not a proof)
         the weight search stands in for the vertex search; it begins at the log-weights
-        ``begin`` where given (the last round's), else on its grid."""
+        ``begin`` where given (the last round's), else on its grid. A Pareto search
+        goes on from ``earlier``'s programs where given."""
         how = (self.bound, self.terms, self.signs, solver, replace, minorants)
         if n > 2 and certify:
             search = VertexSearch(*how)
@@ -192,7 +205,10 @@ class Minimize:
             best, lower, _ = search.run(tol, max_solves, begin)
             return best, lower, search
         search = ParetoSearch(*how)
-        best, lower, _ = search.run_single() if n == 1 else search.run(tol, max_solves)
+        if n == 1:
+            best, lower, _ = search.run_single()
+        else:
+            best, lower, _ = search.run(tol, max_solves, earlier)
         return best, lower, search
 
     def _convex_concave(self, best, relaxed, n, tol, max_solves, solver):
@@ -214,16 +230,20 @@ class Minimize:
             best = dataclasses.replace(candidate, value=value)
         return best, solves
 
-    def _tighten(self, best, lower, relaxed, n, tol, max_solves, solver):
+    def _tighten(self, best, lower, relaxed, n, tol, max_solves, solver, earlier=None):
         """The search again with the ``relaxed`` forms' minorants made tight at the best
         posterior (a non-negative part taken out before the shift,
         :mod:`cvxpb.engine.declare.dnn`), for ``TIGHTEN_ROUNDS`` rounds at most while
-        the gap is above ``tol`` and the lower bound rises. Returns the best posterior,
-        the greater lower bound and the programs."""
+        the gap is above ``tol`` and the lower bound rises; a Pareto search goes on
+        from the ``earlier`` one's programs. Returns the best posterior, the greater
+        lower bound and the programs."""
         solves = 0
         for _ in range(TIGHTEN_ROUNDS):
             minorants = {t: t.minorant(self.signs[t], at=best.q) for t in relaxed}
-            found, tighter, search = self._search(n, tol, max_solves, solver, minorants=minorants)
+            found, tighter, search = self._search(
+                n, tol, max_solves, solver, minorants=minorants, earlier=earlier
+            )
+            earlier = search if earlier is not None else None
             solves += len(search.solved)
             best = min(best, found, key=lambda s: s.value)
             if not tighter > lower:
