@@ -151,3 +151,35 @@ def test_more_terms_get_the_tighter_lower_bound_too(monkeypatch, forest, bound_n
     monkeypatch.setattr(problem, "TIGHTEN_ROUNDS", 0)
     plain = forest.solve_bound(bound_name)
     assert res.certificate.lower_bound >= plain.certificate.lower_bound + 0.05
+
+
+def test_a_bound_of_several_parts_is_certified_by_all_of_them(monkeypatch):
+    """A tuple of declarations (the first-order bound, and TND on out-of-bag rates):
+    the first-order bound is least, TND's plain lower bound is below it, so only TND
+    is solved again with its minorant made tight, and then both parts' lower bounds
+    clear the least bound: "optimal". Without the tightening the result reports TND's
+    lower bound, the least of the parts', and "local"."""
+    from cvxpb.ensemble.classifier import _minimize
+
+    T, n = _out_of_bag_tandem(3, 30, 1000)
+    q = pb.Posterior.uniform(30)
+    tnd = mv.tandem(q, None, n, 0.05, matrix=T)
+    first = mv.first_order(q, np.diag(T).copy(), n, 0.05)
+    calls = []
+    solve = pb.Minimize.solve
+
+    def spy(self, *args, **kwargs):
+        calls.append((self.bound is tnd, kwargs.get("tighten", True)))
+        return solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(pb.Minimize, "solve", spy)
+    alone = {name: solve(pb.Minimize(d)) for name, d in (("first", first), ("tnd", tnd))}
+    assert alone["first"].bound < alone["tnd"].bound
+    result = _minimize((first, tnd))
+    assert sorted(calls) == [(False, False), (True, False), (True, True)]
+    assert result.bound == alone["first"].bound and result.status == "optimal"
+    monkeypatch.setattr(problem, "TIGHTEN_ROUNDS", 0)
+    plain = _minimize((first, tnd))
+    tnd_lower = solve(pb.Minimize(tnd)).certificate.lower_bound
+    assert plain.bound == alone["first"].bound and plain.status == "local"
+    assert plain.certificate.lower_bound == tnd_lower < alone["first"].bound - 0.01

@@ -20,6 +20,8 @@ classes.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import RandomForestClassifier
@@ -325,9 +327,42 @@ def _parts(declared) -> tuple:
     return declared if isinstance(declared, tuple) else (declared,)
 
 
-def _minimize(declared):
-    """The minimum of a declared bound; of a tuple, the least of its parts' minima."""
-    return min((Minimize(part).solve() for part in _parts(declared)), key=lambda r: r.bound)
+def _minimize(declared, tol=1e-7):
+    """The minimum of a declared bound; of a tuple, the least of its parts' minima.
+
+    Each part is solved first without tightening its minorants; only the parts whose
+    lower bound is below the least bound found (the ones that could hold the minimum)
+    are solved again with them made tight. The result is the part with the least
+    bound, its certificate's lower bound the least of all parts' (each part's minimum
+    is at least its own), and its status the weakest of the parts that could hold the
+    minimum.
+    """
+    parts = [Minimize(part) for part in _parts(declared)]
+    results = [part.solve(tol, tighten=len(parts) == 1) for part in parts]
+    best = min(r.bound for r in results)
+    for k, part in enumerate(parts):
+        if len(parts) > 1 and results[k].status == "local" and _lower(results[k]) < best - tol:
+            results[k] = part.solve(tol)
+    chosen = min(results, key=lambda r: r.bound)
+    if len(parts) == 1:
+        return chosen
+    lower = min(_lower(r) for r in results)
+    gap = max(chosen.bound - lower, 0.0)
+    contenders = [r.status for r in results if _lower(r) < chosen.bound - tol] or ["optimal"]
+    status = "optimal" if gap <= tol else _weakest(contenders + [chosen.status])
+    certificate = dataclasses.replace(chosen.certificate, lower_bound=lower, gap=gap)
+    return dataclasses.replace(chosen, status=status, certificate=certificate)
+
+
+def _lower(result) -> float:
+    return result.certificate.lower_bound
+
+
+def _weakest(statuses) -> str:
+    """The status that proves least: "local" before "optimal_inaccurate" before
+    "optimal"."""
+    order = ("local", "optimal_inaccurate", "optimal")
+    return min(statuses, key=lambda s: order.index(s) if s in order else -1)
 
 
 def _value_at(declared, posterior) -> float:

@@ -122,7 +122,13 @@ class Minimize:
             "minima; see cvxpb.engine.declare.local)"
         )
 
-    def solve(self, tol: float = 1e-7, max_solves: int = 300, solver: str = "CLARABEL") -> Result:
+    def solve(
+        self,
+        tol: float = 1e-7,
+        max_solves: int = 300,
+        solver: str = "CLARABEL",
+        tighten: bool = True,
+    ) -> Result:
         """Minimize the bound, with a proven lower bound on the minimum.
 
         Parameters
@@ -134,6 +140,9 @@ class Minimize:
             The scalarized programs at most (at least the 21 first ones).
         solver : str, default="CLARABEL"
             CVXPY's solver for the scalarized programs that have no closed form.
+        tighten : bool, default=True
+            Where a quadratic form's minorant leaves a gap, search once more with the
+            minorant made tight at the best posterior (:mod:`cvxpb.engine.declare.dnn`).
 
         Returns
         -------
@@ -159,7 +168,7 @@ class Minimize:
         if relaxed and best.value - lower > tol:
             best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver)
             solves += more
-        if relaxed and best.value - lower > tol:
+        if tighten and relaxed and best.value - lower > tol:
             earlier = search if n == 2 else None
             best, lower, more = self._tighten(
                 best, lower, relaxed, n, tol, max_solves, solver, earlier
