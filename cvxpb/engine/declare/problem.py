@@ -141,8 +141,11 @@ class Minimize:
         solver : str, default="CLARABEL"
             CVXPY's solver for the scalarized programs that have no closed form.
         tighten : bool, default=True
-            Where a quadratic form's minorant leaves a gap, search once more with the
-            minorant made tight at the best posterior (:mod:`cvxpb.engine.declare.dnn`).
+            Where a quadratic form's minorant leaves a gap in a certified search (two
+            terms, or the vertex search), search once more with the minorant made
+            tight at the best posterior (:mod:`cvxpb.engine.declare.dnn`). The weight
+            search's lower bound (the bound at the terms' separate minima) gains little
+            from it for the cost of a second search, so it is left out there.
 
         Returns
         -------
@@ -168,7 +171,7 @@ class Minimize:
         if relaxed and best.value - lower > tol:
             best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver)
             solves += more
-        if tighten and relaxed and best.value - lower > tol:
+        if tighten and relaxed and certified and best.value - lower > tol:
             earlier = search if n == 2 else None
             best, lower, more = self._tighten(
                 best, lower, relaxed, n, tol, max_solves, solver, earlier
