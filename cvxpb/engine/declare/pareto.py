@@ -321,7 +321,18 @@ class ParetoSearch:
         return best, lower, time.perf_counter() - start
 
     def mus_near_best(self, factor=10.0):
-        """The ``mu`` of the solved programs within ``factor`` of the best posterior's."""
+        """The ``mu`` of the solved programs near the best posterior's.
+
+        Parameters
+        ----------
+        factor : float, default=10.0
+            How far (as a ratio) a ``mu`` may lie from the best posterior's.
+
+        Returns
+        -------
+        list of float
+            The ``mu``, ascending.
+        """
         best = min(self.solved, key=lambda s: s.value).mu
         mus = [s.mu for s in self.solved if best / factor <= s.mu <= best * factor]
         return sorted(set(mus)) or [best]
