@@ -265,7 +265,7 @@ def wide(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
     pandas.DataFrame
         The wide table.
     """
-    first = () if column == "bound value" else ("uniform",)  # the plain vote has no bound
+    first = () if column.startswith("bound") else ("uniform",)  # the plain vote has no bound
     order = [b for b in (*first, *ALL_BOUNDS) if b in set(table["bound"])]
     pivot = table.pivot(index=["dataset", "mode"], columns="bound", values=column)
     return pivot.reindex(columns=order)
@@ -275,8 +275,9 @@ def write(rows, out, posteriors=None, plots=True) -> list:
     """Write the runs, their summary, the wide tables, a JSON and the figures under ``out``.
 
     ``majority_vote_runs.csv``, ``majority_vote.csv`` (:func:`summary`),
-    ``majority_vote.json`` (both, and the posteriors), the two :func:`wide` tables
-    (``majority_vote_bounds_wide.csv``, ``majority_vote_risks_wide.csv``) and, with
+    ``majority_vote.json`` (both, and the posteriors), the :func:`wide` tables of the
+    means (``majority_vote_bounds_wide.csv``, ``majority_vote_risks_wide.csv``) and of
+    the standard deviations (``..._bounds_sd_wide.csv``, ``..._risks_sd_wide.csv``) and, with
     ``plots``, a figure of each bound against the vote's test risk and one of the
     posteriors.
 
@@ -310,7 +311,8 @@ def write(rows, out, posteriors=None, plots=True) -> list:
         "posteriors": {k: list(v) for k, v in (posteriors or {}).items()},
     }
     paths[2].write_text(jsonout.dumps(payload, indent=1))
-    for column, name in (("bound value", "bounds"), ("test risk", "risks")):
+    spread = (("bound sd", "bounds_sd"), ("test risk sd", "risks_sd"))
+    for column, name in (("bound value", "bounds"), ("test risk", "risks"), *spread):
         path = out / f"majority_vote_{name}_wide.csv"
         wide(table, column).reset_index().to_csv(path, index=False, float_format="%.4f")
         paths.append(path)
@@ -326,14 +328,17 @@ def _plots(table, posteriors, out) -> list:
     import matplotlib.pyplot as plt
 
     names = list(dict.fromkeys(table["dataset"]))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.6 * len(names) + 3.2), sharey=True)
-    for ax, mode in zip(axes, MODES, strict=True):
+    modes = [m for m in MODES if m in set(table["mode"])]
+    size = (11, 0.6 * len(names) + 3.2)
+    fig, axes = plt.subplots(1, len(modes), figsize=size, sharey=True, squeeze=False)
+    for ax, mode in zip(axes[0], modes, strict=True):
         part = table[table["mode"] == mode]
         shown = [b for b in ALL_BOUNDS if b in set(part["bound"])]
         for k, bound in enumerate(shown):
             rows = part[part["bound"] == bound].set_index("dataset").reindex(names)
             y = np.arange(len(names)) + 0.8 * (k + 1) / (len(shown) + 1) - 0.4
-            (line,) = ax.plot(rows["bound value"], y, "o", label=bound)
+            spread = rows["bound sd"].fillna(0.0)  # one run: no spread
+            line = ax.errorbar(rows["bound value"], y, xerr=spread, fmt="o", label=bound)[0]
             ax.plot(rows["test risk"], y, "x", color=line.get_color())
         risk = part[part["bound"] == "uniform"].set_index("dataset").reindex(names)["test risk"]
         ax.plot(risk, np.arange(len(names)), "k|", markersize=14, label="test risk (uniform)")
@@ -341,8 +346,8 @@ def _plots(table, posteriors, out) -> list:
         ax.set_title(f"errors measured: {mode}")
         ax.set_xlabel("bound on the vote's risk (each at its own minimum)")
         ax.set_xlim(0, 1.05)
-    axes[0].set_yticks(np.arange(len(names)), names)
-    handles, labels = axes[1].get_legend_handles_labels()
+    axes[0][0].set_yticks(np.arange(len(names)), names)
+    handles, labels = axes[0][-1].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.1 + 0.1 / max(len(names), 1), 1, 1))
     first = out / "majority_vote_bounds.png"
