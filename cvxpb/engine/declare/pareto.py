@@ -471,7 +471,15 @@ class ParetoSearch:
             sign = 1 if minorant is not None else self.signs[term]
             S += w * sign * parts[0]
             b += w * sign * parts[1]
-        return minimize_quadratic_kl(S, b, entropic[0], prior, prior)
+        start = self._warm_start(entropic[0]) if len(weighted) > 1 else prior
+        return minimize_quadratic_kl(S, b, entropic[0], prior, start)
+
+    def _warm_start(self, mu):
+        """The posterior of the solved program whose KL weight is nearest ``mu`` (in
+        ratio), where Newton's method starts; the prior before any."""
+        if not self.solved:
+            return self.B.posterior.prior
+        return min(self.solved, key=lambda s: abs(math.log(max(s.mu, 1e-300) / mu))).q
 
     def _conic(self, weighted):
         """The same program by CVXPY (Clarabel by default); the prior if it fails."""
