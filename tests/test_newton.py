@@ -121,3 +121,26 @@ def test_the_conic_route_gives_the_same_certified_tandem_bound(monkeypatch):
     assert newton.bound == pytest.approx(conic.bound, abs=2e-7)
     assert newton.certificate.lower_bound <= conic.bound
     assert conic.certificate.lower_bound <= newton.bound
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    H=st.integers(1, 30), seed=st.integers(0, 2**32 - 1), shift=st.sampled_from([1e-6, 1.0, -3.0])
+)
+def test_the_newton_system_by_cholesky_matches_the_bordered_system(H, seed, shift):
+    """``A y + lam c = r``, ``c @ y = 0``: the Cholesky route (A positive definite) and
+    the bordered system it falls back to (A indefinite, shift -3) against numpy's
+    solve of the whole bordered matrix."""
+    from cvxpb.engine.declare.newton import _constrained_solve
+
+    rng = np.random.default_rng(seed)
+    F = rng.normal(size=(H, H))
+    A = F @ F.T / H + shift * np.eye(H)
+    r, c = rng.normal(size=H), rng.uniform(0.1, 1.0, H)
+    bordered = np.block([[A, c[:, None]], [c[None, :], np.zeros((1, 1))]])
+    if abs(np.linalg.det(bordered)) < 1e-8:
+        return  # singular: nothing to compare
+    expected = np.linalg.solve(bordered, np.append(r, 0.0))[:H]
+    y = _constrained_solve(A, r, c)
+    assert np.allclose(y, expected, rtol=1e-6, atol=1e-8 * (1 + np.abs(expected).max()))
+    assert abs(c @ y) <= 1e-9 * (1 + np.abs(y).max())

@@ -117,18 +117,35 @@ def _direction(S, b, mu, prior, q):
     on = np.flatnonzero(q > 0)
     root = np.sqrt(q[on])
     g = _gradient(S, b, mu, prior, q)[on]
-    size = on.size
-    system = np.empty((size + 1, size + 1))
-    system[:size, :size] = root[:, None] * S[np.ix_(on, on)] * root[None, :]
-    system[:size, :size] += mu * np.eye(size)
-    system[:size, size] = system[size, :size] = root
-    system[size, size] = 0.0
-    rhs = np.append(-root * g, 0.0)
-    try:
-        y = np.linalg.solve(system, rhs)[:size]
-    except np.linalg.LinAlgError:
+    scaled = root[:, None] * S[np.ix_(on, on)] * root[None, :]
+    scaled[np.diag_indices_from(scaled)] += mu
+    y = _constrained_solve(scaled, -root * g, root)
+    if y is None:
         return None
     d = np.zeros_like(q)
     d[on] = root * y
     d -= q * d.sum()  # keep sum d = 0, moving each q_i in proportion to its size
     return d if np.all(np.isfinite(d)) else None
+
+
+def _constrained_solve(A, r, c):
+    """``y`` with ``A y + lam c = r`` and ``c @ y = 0``: by one Cholesky factor of ``A``
+    (``y = u - (c @ u / c @ v) v`` with ``A u = r``, ``A v = c``) where ``A`` is positive
+    definite, else by the bordered system; ``None`` if that is singular."""
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+    try:
+        factor = cho_factor(A, check_finite=False)
+        u, v = cho_solve(factor, np.column_stack([r, c]), check_finite=False).T
+        if c @ v > 0:
+            return u - (c @ u) / (c @ v) * v
+    except LinAlgError:
+        pass
+    size = A.shape[0]
+    system = np.zeros((size + 1, size + 1))
+    system[:size, :size] = A
+    system[:size, size] = system[size, :size] = c
+    try:
+        return np.linalg.solve(system, np.append(r, 0.0))[:size]
+    except np.linalg.LinAlgError:
+        return None
