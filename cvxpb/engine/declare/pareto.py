@@ -476,10 +476,12 @@ class ParetoSearch:
 
     def _warm_start(self, mu):
         """The posterior of the solved program whose KL weight is nearest ``mu`` (in
-        ratio), where Newton's method starts; the prior before any."""
-        if not self.solved:
+        ratio), where Newton's method starts; the prior before any (and in the searches
+        over several weights, whose programs carry no one ``mu``)."""
+        weighted = [s for s in self.solved if s.mu > 0]  # NaN where there is no one mu
+        if not weighted:
             return self.B.posterior.prior
-        return min(self.solved, key=lambda s: abs(math.log(max(s.mu, 1e-300) / mu))).q
+        return min(weighted, key=lambda s: abs(math.log(s.mu / mu))).q
 
     def _conic(self, weighted):
         """The same program by CVXPY (Clarabel by default); the prior if it fails."""
