@@ -136,16 +136,19 @@ def forest():
     return MajorityVoteClassifier(trees, validation="oob", random_state=0).fit(X, y)
 
 
-@pytest.mark.parametrize("bound_name", ["cctnd", pytest.param("split_kl", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "bound_name", ["cctnd", pytest.param("unexpected_bernstein", marks=pytest.mark.slow)]
+)
 def test_more_terms_get_the_tighter_lower_bound_too(monkeypatch, forest, bound_name):
-    """CCTND and split-kl (three terms each, the vertex search, for each sign of mu) on
-    the forest's out-of-bag rates: the tightened lower bound is at least 0.05 above the plain
-    shift's and never above a multistart of the bound."""
+    """CCTND (three terms, the vertex search, one part for each sign of mu) and
+    unexpected Bernstein (45 parts of two terms) on the forest's out-of-bag rates: the
+    tightened lower bound is at least 0.05 above the plain shift's and never above a
+    multistart of the bound."""
     from tests.test_declare import _multistart
 
     res = forest.solve_bound(bound_name)
     rng = np.random.default_rng(0)
-    sides = forest.declarations_[bound_name]  # one declaration for each sign of mu
+    sides = forest.declarations_[bound_name]  # its parts
     best = min(_multistart(side, 10, rng, starts=3) for side in sides)
     assert res.certificate.lower_bound <= min(best, res.bound)
     monkeypatch.setattr(problem, "TIGHTEN_ROUNDS", 0)
