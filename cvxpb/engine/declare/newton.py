@@ -27,6 +27,7 @@ whatever ``q`` this returns (:mod:`cvxpb.engine.declare.pareto`).
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.special import rel_entr
 
 from cvxpb.numerics.tolerances import EPS
@@ -132,8 +133,6 @@ def _constrained_solve(A, r, c):
     """``y`` with ``A y + lam c = r`` and ``c @ y = 0``: by one Cholesky factor of ``A``
     (``y = u - (c @ u / c @ v) v`` with ``A u = r``, ``A v = c``) where ``A`` is positive
     definite, else by the bordered system; ``None`` if that is singular."""
-    from scipy.linalg import LinAlgError, cho_factor, cho_solve
-
     try:
         factor = cho_factor(A, check_finite=False)
         u, v = cho_solve(factor, np.column_stack([r, c]), check_finite=False).T
