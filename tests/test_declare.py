@@ -709,3 +709,19 @@ def test_an_edge_lower_bound_of_a_weighted_sum_is_its_lesser_end():
         along = np.array([float(search._at(c - mu * x, x)) for x in b])
         assert least <= along.min() + 1e-15
         assert least >= along.min() - 1e-12
+
+
+def test_a_perfect_voter_keeps_the_c_bound_certified():
+    """A voter with no error puts the Gibbs risk's least value at 0, which the box's
+    rounded-down lower end would put just below 0, where the kl inverse's concavity is
+    not proven; the term's known floor (the least risk) keeps the box at 0, so the
+    vertex search still certifies the minimum, below a multistart's."""
+    V, _, n = _binary_voters(2, H=4)
+    errors = (V != V[:, :1]).mean(axis=0)  # the truth taken as voter 0's votes
+    assert errors[0] == 0 and np.all(errors[1:] > 0)
+    q = pb.Posterior.uniform(V.shape[1])
+    bound = mv.c_bound(q, errors, n, V)
+    res = pb.Minimize(bound).solve()
+    best = _multistart(pb.Minimize(bound).bound, V.shape[1], np.random.default_rng(0))
+    assert res.status == "optimal" and res.certificate.gap <= 1e-7
+    assert res.certificate.lower_bound <= best

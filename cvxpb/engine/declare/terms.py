@@ -101,6 +101,7 @@ class Term(Expression):
     curvature = "affine"  # of the core: affine, convex, concave or indefinite
     divergence = False
     closed_form_min = False  # whether linear_min gives min g @ q + mu core(q) in closed form
+    floor = None  # a value the term is never below on the simplex, known without solving
 
     def __init__(self, posterior: Posterior, name: str):
         if not isinstance(posterior, Posterior):
@@ -253,6 +254,7 @@ class GibbsRisk(Term):
     def __init__(self, posterior, risks, name="gibbs_risk"):
         super().__init__(posterior, name)
         self.risks = _vector(risks, posterior.size, "risks")
+        self.floor = float(np.min(self.risks))  # the least risk: the exact minimum
 
     def core(self, q, rounding=0):
         return float(nudge(exact_sum(self.risks * q), rounding))
@@ -296,6 +298,8 @@ class QuadraticForm(Term):
             raise ValueError(f"{name}'s matrix must be symmetric")
         self.matrix = (M + M.T) / 2
         self.curvature = self._curvature()
+        if self.rates:  # q @ M @ q >= 0 for M >= 0 entrywise and q >= 0
+            self.floor = 0.0
 
     def _curvature(self) -> str:
         raise NotImplementedError
