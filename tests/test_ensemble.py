@@ -56,7 +56,7 @@ def test_out_of_bag_rates_match_a_loop_over_the_trees():
 
 @pytest.mark.parametrize("validation", ["oob", "split"])
 def test_binary_forest_every_bound_reported(validation):
-    """Two classes: all six bounds, each own minimum at most its value at the chosen
+    """Two classes: every bound, each own minimum at most its value at the chosen
     posterior, the chosen one's value there equal to its minimum, and every bound
     above the vote's risk on fresh data."""
     X, y = _binary(800)
@@ -69,7 +69,7 @@ def test_binary_forest_every_bound_reported(validation):
     ).fit(X[:400], y[:400])
     assert set(model.bounds_) == {
         "first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", "ctd",
-        "lambda", "c_bound", "dis",
+        "lambda", "c_bound", "pac_bound_2", "dis",
     }  # fmt: skip
     assert model.bounds_["tnd"]["at_posterior"] == model.result_.bound
     test_risk = np.mean(model.predict(X_test) != y_test)

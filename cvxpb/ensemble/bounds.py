@@ -20,6 +20,8 @@ statistics were measured on:
   Gibbs risk ``L`` and a lower bound on the disagreement ``d`` (Germain, Lacasse,
   Laviolette, Marchand and Roy, 2015, their PAC-Bound 1, or PAC-Bound 0 when the
   disagreement is measured on a larger unlabeled sample), ``delta / 2`` each;
+* :func:`pac_bound_2`: the C-bound's largest value over the joint error and disagreement
+  one trinomial kl inequality allows (Germain et al., 2015, PAC-Bound 2);
 * :func:`disagreement_bound`: ``MV <= 4 L - 2 d`` with the same two bounds
   (Masegosa et al., 2020, the DIS bound). These two are binary-class bounds of three
   terms (the Gibbs risk, the disagreement and KL), solved by a local search whose
@@ -204,6 +206,73 @@ def disagreement_bound(
     """
     upper, lower = _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement)
     return 4 * upper - 2 * lower
+
+
+def pac_bound_2(
+    q: Posterior,
+    errors=None,
+    votes=None,
+    delta=0.05,
+    *,
+    tandem_matrix=None,
+    disagreement_matrix=None,
+    n=None,
+):
+    """Declare Germain et al.'s (2015) PAC-Bound 2: the C-bound over a trinomial kl region.
+
+    The joint error (tandem risk) and the disagreement of two voters drawn from ``q``,
+    measured on the same ``n`` examples, are bounded together by one trinomial kl
+    inequality of side ``(2 KL + ln((xi(n) + n) / delta)) / n``, with ``2 sqrt(n)`` for
+    ``xi(n)`` (which it bounds), and the bound is the largest C-bound over the rates it
+    allows, taken over the monotone region of :mod:`cvxpb.numerics.trinomial` (at least
+    PAC-Bound 2, and equal to it where its supremum lies on the region's low-disagreement
+    edge). For two classes.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior over the voters.
+    errors : array_like of shape (n, H), optional
+        0/1 error indicators on one sample.
+    votes : array_like of shape (n, H), optional
+        The voters' outputs in two classes on the same sample.
+    delta : float, default=0.05
+        The confidence.
+    tandem_matrix, disagreement_matrix : array_like of shape (H, H), optional
+        Pairwise joint-error and disagreement rates, each pair's two on the same
+        examples (out of bag), instead of ``errors`` and ``votes``.
+    n : int, optional
+        With the matrices: the least number of examples any pair's rates were measured on.
+
+    Returns
+    -------
+    Expression
+        The declared bound, for :class:`cvxpb.Minimize`.
+    """
+    delta = check_delta(delta)
+    if errors is not None and votes is not None:
+        if tandem_matrix is not None or disagreement_matrix is not None:
+            raise ValueError("give errors and votes, or the two matrices with n, not both")
+        if np.shape(errors)[0] != np.shape(votes)[0]:
+            raise ValueError(
+                f"errors and votes must count the same examples, got {np.shape(errors)[0]} "
+                f"and {np.shape(votes)[0]} rows"
+            )
+        if len(np.unique(np.asarray(votes))) > 2:
+            raise ValueError("votes must hold two classes: PAC-Bound 2 is a binary bound")
+        n = np.shape(errors)[0]
+        joint, disagree = tandem_risk(q, errors), disagreement(q, votes)
+    elif tandem_matrix is not None and disagreement_matrix is not None and n is not None:
+        joint = tandem_risk(q, matrix=tandem_matrix)
+        disagree = disagreement(q, matrix=disagreement_matrix)
+    else:
+        raise ValueError(
+            "pac_bound_2 needs errors and votes (n x H, one sample), or tandem_matrix=, "
+            "disagreement_matrix= and n="
+        )
+    n = check_count(n, "n")
+    side = (2 * KL(q) + np.log(_up((2 * np.sqrt(n) + n) / delta))) / n
+    return ex.pac_bound_two(joint, disagree, side)
 
 
 def chebyshev_cantelli_tnd(

@@ -14,8 +14,8 @@ The prior is uniform over the voters. The bounds are those of
 ``"first_order"``, ``"tnd"`` (tandem), the Chebyshev-Cantelli bounds ``"cctnd"``
 and ``"ccpbb"`` (Wu et al., 2021), ``"split_kl"`` and ``"unexpected_bernstein"`` (Wu and
 Seldin, 2022), ``"ctd"`` (the C-tandem bound of Masegosa et al., 2020), ``"lambda"``
-(PAC-Bayes-lambda) for any number of classes, and ``"c_bound"``, ``"dis"`` for two
-classes.
+(PAC-Bayes-lambda) for any number of classes, and ``"c_bound"``, ``"pac_bound_2"``
+(Germain et al., 2015, PAC-Bounds 1 and 2) and ``"dis"`` for two classes.
 """
 
 from __future__ import annotations
@@ -46,9 +46,10 @@ BOUNDS = (
     "ctd",
     "lambda",
     "c_bound",
+    "pac_bound_2",
     "dis",
 )
-BINARY_BOUNDS = ("c_bound", "dis")
+BINARY_BOUNDS = ("c_bound", "pac_bound_2", "dis")
 VALIDATIONS = ("oob", "split", "prefit")
 
 
@@ -136,8 +137,8 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         classifiers, fitted or not (``"prefit"`` needs them fitted). ``None``: a random
         forest of 100 trees.
     bound : {"first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", \
-"ctd", "lambda", "c_bound", "dis"}
-        The bound the posterior minimizes (the last two for two classes only;
+"ctd", "lambda", "c_bound", "pac_bound_2", "dis"}
+        The bound the posterior minimizes (the last three for two classes only;
         ``"cctnd"`` and ``"ccpbb"`` are Wu et al.'s (2021) Chebyshev-Cantelli bounds
         with the tandem bound and with PAC-Bayes-Bennett, ``"ctd"`` Masegosa et al.'s
         (2020) C-tandem bound (five terms, searched locally: slow on large forests),
@@ -451,5 +452,20 @@ def _declarations(q, stats, delta, divergence, alpha):
     }
     if len(np.unique(stats["votes"])) <= 2:
         declared["c_bound"] = mv.c_bound(q, risks, n_gibbs, delta=delta, **pairwise)
+        declared["pac_bound_2"] = _pac_bound_2(q, stats, delta)
         declared["dis"] = mv.disagreement_bound(q, risks, n_gibbs, delta=delta, **pairwise)
     return declared
+
+
+def _pac_bound_2(q, stats, delta):
+    """PAC-Bound 2 on the pairs' joint errors and disagreements (each pair's two on the
+    same examples)."""
+    if stats["all_seen"]:
+        return mv.pac_bound_2(q, stats["errors"], stats["votes"], delta)
+    return mv.pac_bound_2(
+        q,
+        delta=delta,
+        tandem_matrix=stats["tandem"],
+        disagreement_matrix=stats["disagreement"],
+        n=stats["n"],
+    )

@@ -25,6 +25,7 @@ import numpy as np
 
 from cvxpb.numerics.kl import kl_inv_lower_bracket
 from cvxpb.numerics.tolerances import EPS, nudge
+from cvxpb.numerics.trinomial import pac_bound_two as _pac_bound_two
 from cvxpb.pac_bayes.distances import KLDistance
 
 _KL_DISTANCE = KLDistance()
@@ -584,6 +585,40 @@ class CBound(Expression):
         return f"c_bound({self.args[0]!r}, {self.args[1]!r})"
 
 
+class PacBoundTwo(Expression):
+    """Germain et al.'s (2015) PAC-Bound 2 as an atom, over its monotone region.
+
+    The largest C-bound ``1 - (1 - 2e - d)^2 / (1 - 2d)`` over the joint error and
+    disagreement ``(d, e)`` within trinomial kl ``s`` of the quadrant
+    ``d' >= D, e' <= E`` (:mod:`cvxpb.numerics.trinomial`): increasing in ``E`` and ``s``,
+    decreasing in ``D``.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        ``(E, D, s)``: the empirical joint error (tandem risk), the empirical
+        disagreement, and the kl inequality's side.
+    """
+
+    monotonicity = (1, -1, 1)
+
+    def _apply(self, arguments, rounding):
+        return _pac_bound_two(*np.broadcast_arrays(*arguments), rounding)
+
+    def _curvature(self, kinds, ranges):
+        """Jointly concave for ``D < 1/2``, the largest value of a concave function over
+        slices of a convex set (:mod:`cvxpb.numerics.trinomial`), where no clip that
+        breaks it acts: ``E`` in [0, 1], ``D + E <= 1``, ``s >= 0``. ``D`` raised to 0
+        keeps it (a concave function decreasing in ``D`` of ``max(D, 0)``, convex)."""
+        E, D, s = ranges
+        inside = _within(E, 0.0, 1.0) and _within(D, high=0.5, open_high=True)
+        inside = inside and _within(s, 0.0) and E[1] + D[1] <= 1
+        return "concave" if inside and _composes(kinds, self.monotonicity, "concave") else None
+
+    def __repr__(self):
+        return f"pac_bound_two({', '.join(map(repr, self.args))})"
+
+
 class LambdaBound(Expression):
     """The PAC-Bayes-lambda bound at its best lambda, in closed form.
 
@@ -1062,6 +1097,26 @@ def c_bound(R, D) -> Expression:
         The atom: increasing in ``R``, decreasing in ``D``.
     """
     return CBound(R, D)
+
+
+def pac_bound_two(E, D, s) -> Expression:
+    """Declare Germain et al.'s (2015) PAC-Bound 2 over its monotone region.
+
+    Parameters
+    ----------
+    E : Expression or float
+        The empirical joint error (tandem risk).
+    D : Expression or float
+        The empirical disagreement, on the same examples.
+    s : Expression or float
+        The trinomial kl inequality's side ``(2 KL + ln((xi(m) + m) / delta)) / m``.
+
+    Returns
+    -------
+    Expression
+        The atom: increasing in ``E`` and ``s``, decreasing in ``D``.
+    """
+    return PacBoundTwo(E, D, s)
 
 
 def lambda_bound(L, e) -> Expression:
