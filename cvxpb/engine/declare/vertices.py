@@ -120,8 +120,8 @@ class VertexSearch(ParetoSearch):
             True when the vertex certificate applies.
         """
         lo = {t: self._least(t) for t in self.terms}
-        for t in self.terms:  # a rate known to be >= 0 keeps the box off rounding's < 0
-            if self.signs[t] > 0 and t.floor is not None and self.convex[t] is None:
+        for t in self.terms:  # a rate's known floor (below which a minorant may reach)
+            if self.signs[t] > 0 and t.floor is not None:
                 lo[t] = max(lo[t], t.floor)
         hi = {t: self._largest(t) for t in self.terms}
         if not all(np.isfinite(lo[t]) and np.isfinite(hi[t]) for t in self.terms):
