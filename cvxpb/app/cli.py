@@ -292,8 +292,9 @@ def _add_majority_vote(which) -> None:
         "--bounds",
         default="all",
         help="comma-separated names of MajorityVoteClassifier's bounds (first_order, tnd, "
-        "cctnd, split_kl, unexpected_bernstein, ccpbb, ctd, lambda, c_bound, dis), 'all', or "
-        "'seed' for the five of the committed run",
+        "cctnd, split_kl, unexpected_bernstein, ccpbb, ctd, lambda, c_bound, pac_bound_2, dis), "
+        "'all', or "
+        "'seed' for the six of the committed run",
     )
     _add_common(mv, "directory for the CSV, JSON and PNG files")
     mv.set_defaults(run=_command("cmd_majority_vote"))

@@ -11,8 +11,9 @@ Masegosa, Lorenzen, Igel and Seldin (2020) do:
   are then pairwise estimates, and the search's status says what it proves).
 
 For each bound (first order, tandem TND, the Chebyshev-Cantelli bounds CCTND, split-kl
-and unexpected Bernstein, PAC-Bayes-lambda, and for two classes the C-bound and DIS;
-the committed runs have the five of ``BOUNDS``) the row holds its minimum over the
+and unexpected Bernstein, PAC-Bayes-lambda, and for two classes the C-bound, PAC-Bound 2
+and DIS;
+the committed runs have the six of ``BOUNDS``) the row holds its minimum over the
 posterior, the status, and the test risk of the vote with that posterior; a row
 ``uniform`` holds the test risk of the unweighted vote. ``runs`` repetitions, mean and
 standard deviation in the summary.
@@ -45,7 +46,7 @@ DATASETS = (
     "penbased",
     "letter",
 )
-BOUNDS = ("first_order", "tnd", "lambda", "c_bound", "dis")
+BOUNDS = ("first_order", "tnd", "lambda", "c_bound", "pac_bound_2", "dis")
 """The bounds of the committed runs; :func:`run_experiment` takes any of the classifier's."""
 MODES = ("split", "oob")
 TREES = 100
@@ -58,7 +59,7 @@ def bound_names(text: str) -> tuple:
     ----------
     text : str
         ``"all"`` (every bound of the classifier), ``"seed"`` (the committed runs'
-        five) or names separated by commas.
+        six) or names separated by commas.
 
     Returns
     -------
