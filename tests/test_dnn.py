@@ -218,8 +218,8 @@ def test_a_minorant_below_zero_keeps_the_vertex_certificate(twenty_trees):
 
 @pytest.mark.slow
 def test_the_certificate_through_a_raised_minorant_holds(twenty_trees):
-    """CCTND on the twenty trees: certified within 0.02 (without the box's floor, a
-    local search left 0.27), its lower bound below a multistart's least value."""
+    """CCTND on the twenty trees: certified within 0.02 (without the box's floor the
+    weight search left 0.16), its lower bound below a multistart's least value."""
     from tests.test_declare import _multistart
 
     res = twenty_trees.solve_bound("cctnd")
