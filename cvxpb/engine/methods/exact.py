@@ -26,6 +26,7 @@ from cvxpb.pac_bayes.families import (
 from cvxpb.validation import check_count, check_positive
 
 SPLIT = 3  # pieces an open interval is cut into each round
+SAMPLE = 256  # grid points the first incumbent is taken from
 FRONTIER_CHUNK = 4096  # intervals whose frontier pairs are built at once
 MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, "max_rounds"
 
@@ -90,7 +91,11 @@ class _Search:
         x = family.grid()
         L, div = family.stats(x)
         self.best_value, self.best_x = np.inf, -V_MAX
-        self._update(x, bound(L, div))
+        sample = np.arange(0, x.size, max(1, x.size // SAMPLE))  # an incumbent first
+        self._update(x[sample], bound(L[sample], div[sample]))
+        better = ~bound.at_least(L, div, self.best_value)  # then only where it can fall
+        if np.any(better):
+            self._update(x[better], bound(L[better], div[better]))
         self.a = (x[:-1], L[:-1], div[:-1])
         self.b = (x[1:], L[1:], div[1:])
         self.closed_lower = np.inf
@@ -137,9 +142,11 @@ class _Search:
         while True:
             mid_x = 0.5 * (a[0] + b[0])
             splittable = (mid_x > a[0]) & (mid_x < b[0])
-            closed = self._closes(a, b, self.best_value - self.tol / 2)
+            threshold = self.best_value - self.tol / 2
+            closed = self._closes(a, b, threshold)
             keep = ~closed & splittable
-            self.closed_lower = min(self.closed_lower, self._lower(a, b, closed))
+            if np.any(closed):  # each closed interval's lower bound is proven >= threshold
+                self.closed_lower = min(self.closed_lower, threshold)
             self.unsplittable_lower = min(
                 self.unsplittable_lower, self._stuck_lower(a, b, ~closed & ~splittable)
             )
