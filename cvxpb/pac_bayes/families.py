@@ -579,9 +579,11 @@ class GibbsFamily(Family):
         beta = np.atleast_1d(scaled_parameter(x, self.scale))
         finite = np.isfinite(beta)
         b = np.where(finite, beta, 0.0)[:, None]
-        logits = self.log_w[None, :] - b * self.d[None, :]
-        top = logits.max(axis=1, keepdims=True)
-        weights = np.exp(logits - top)
+        weights = np.multiply(b, self.d[None, :])  # one block, worked in place
+        np.subtract(self.log_w[None, :], weights, out=weights)  # the logits
+        top = weights.max(axis=1, keepdims=True)
+        weights -= top
+        np.exp(weights, out=weights)
         total = weights.sum(axis=1)
         mean_gap = (weights @ self.d) / total
         log_z = top[:, 0] + np.log(total)
