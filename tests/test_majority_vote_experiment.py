@@ -31,13 +31,14 @@ def test_one_run_rows_are_what_they_say():
     data = datasets.keel("housevotes")
     rows, posteriors = experiment.one_run(data, "split", 15, experiment.BOUNDS, seed=3)
     names = [r["bound"] for r in rows]
-    assert names == ["uniform", "first_order", "tnd", "lambda", "c_bound", "dis"]
+    assert names == ["uniform", "first_order", "tnd", "lambda", "c_bound", "pac_bound_2", "dis"]
     for row in rows[1:]:
         assert row["value"] >= row["test risk"] - 0.2  # a bound, up to test noise
         assert row["status"] in ("optimal", "local")
         assert set(posteriors) == set(names[1:])
     assert rows[1]["status"] == "optimal"  # first order: certified
     assert rows[4]["status"] == "optimal"  # C-bound: three terms, certified on one sample
+    assert rows[5]["status"] == "optimal"  # PAC-Bound 2: likewise
 
 
 def test_command_line_json_and_resume(tmp_path, capsys, monkeypatch):
