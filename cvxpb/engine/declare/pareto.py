@@ -41,7 +41,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from cvxpb.engine.declare.box import Box
 from cvxpb.engine.declare.newton import minimize_quadratic_kl
+from cvxpb.engine.declare.values import Values
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, nudge
@@ -79,43 +81,6 @@ class Solved:
     log_weights: tuple = ()  # the weights' log10, for searches over several (local.py)
 
 
-class Values:
-    """The terms' cores for :meth:`Expression.evaluate`.
-
-    At a posterior (each core rounded as asked, and cached) or at given oriented
-    coordinates (exact).
-
-    Parameters
-    ----------
-    q : ndarray of shape (H,), optional
-        The posterior.
-    coordinates : dict, optional
-        ``{term: oriented value}`` instead of a posterior.
-    signs : dict, optional
-        ``{term: +1 or -1}``: each term's orientation.
-    replace : dict, optional
-        ``{term: stand-in}``: oriented stand-ins (majorants) whose values are used
-        instead of the terms'.
-    """
-
-    def __init__(self, q=None, coordinates=None, signs=None, replace=None):
-        self.q, self.coordinates, self.signs, self._cache = q, coordinates, signs, {}
-        self.replace = replace or {}
-
-    def __call__(self, term, rounding):
-        if self.coordinates is not None:
-            return self.signs[term] * self.coordinates[term]
-        key = (term, rounding)
-        if key not in self._cache:
-            stand_in = self.replace.get(term)
-            if stand_in is None:
-                self._cache[key] = term.core(self.q, rounding)
-            else:
-                sign = self.signs[term]
-                self._cache[key] = sign * stand_in.core(self.q, sign * rounding)
-        return self._cache[key]
-
-
 class ParetoSearch:
     """Branch and bound over ``mu`` for a bound in two oriented terms ``A``, ``B``.
 
@@ -140,6 +105,9 @@ class ParetoSearch:
     def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None, minorants=None):
         self.bound, self.signs, self.solver = bound, signs, solver
         self.A, self.B = terms[0], terms[-1]
+        self.terms = list(terms)
+        self.form = bound.bounding_form(+1)  # a minorant of the bound
+        self.box = None  # the terms' box, once certifiable() has computed it
         self.solved: list[Solved] = []
         self.convex = {t: t.minorant(s) for t, s in signs.items()}
         self.convex.update(minorants or {})
@@ -149,6 +117,42 @@ class ParetoSearch:
         self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G
         # monotone along lines: least at a vertex of R, and stationary at one mu
         self.vertex_exact = bound.monotone_of_affine()
+
+    def certifiable(self, least=None) -> bool:
+        """Whether the bound's minorant is concave on the terms' box (computing the box).
+
+        Parameters
+        ----------
+        least : dict, optional
+            ``{term: proven least oriented value}`` where already known.
+
+        Returns
+        -------
+        bool
+            True when the vertex certificate applies.
+        """
+        lo = dict(least) if least is not None else {t: self._least(t) for t in self.terms}
+        for t in self.terms:  # a rate's known floor (below which a minorant may reach)
+            if self.signs[t] > 0 and t.floor is not None:
+                lo[t] = max(lo[t], t.floor)
+        hi = {t: self._largest(t) for t in self.terms}
+        if not all(np.isfinite(lo[t]) and np.isfinite(hi[t]) for t in self.terms):
+            return False
+        self.box = Box(lo, hi, self.signs)
+        return self.form.curvature_over(self.box) in ("affine", "concave")
+
+    def _largest(self, term) -> float:
+        """The oriented term's (or its convex stand-in's) largest value on the simplex,
+        rounded up: a convex function's largest value is at a vertex."""
+        prior = term.posterior.prior
+        minorant = self.convex[term]
+        values = []
+        for j in range(prior.size):
+            e = np.zeros(prior.size)
+            e[j] = 1.0
+            value = self.oriented(term, e, +1) if minorant is None else minorant.core(e, +1)
+            values.append(float(value))
+        return float(nudge(max(values), +1))
 
     def oriented(self, term, q, rounding):
         """The oriented term ``sign * core`` at ``q``.
@@ -529,25 +533,48 @@ class ParetoSearch:
 
     def _least_corners(self, edges) -> list[float]:
         """The least corner value of ``G`` on each edge (an edge is the same set of
-        corners whenever it recurs, so :meth:`lower_bound` keeps these)."""
+        corners whenever it recurs, so :meth:`lower_bound` keeps these). Every edge's
+        corners are evaluated at once; an edge that could hold the minimum is then
+        refined on its own (:meth:`_refined`)."""
+        spans = [(float(mu), float(c), _down(lo), _up(hi)) for mu, c, lo, hi in edges]
+        corners = [self._edge_corners(*span) for span in spans]
+        a = np.concatenate([np.atleast_1d(a) for a, _ in corners])
+        b = np.concatenate([np.atleast_1d(b) for _, b in corners])
+        values = np.broadcast_to(np.asarray(self._at(a, b), dtype=float), a.shape)
+        ends = np.cumsum([np.size(a) for a, _ in corners])[:-1]
         return [
-            self._least_on_edge(float(mu), float(c), _down(lo), _up(hi)) for mu, c, lo, hi in edges
+            self._refined(*span, piece_b, piece_values)
+            for span, (_, piece_b), piece_values in zip(
+                spans, corners, np.split(values, ends), strict=True
+            )
         ]
 
     def _least_on_edge(self, mu, c, lo, hi) -> float:
-        """The least corner value of ``G`` on the edge ``a = c - mu b``, ``b`` in
-        ``[lo, hi]``. Near the minimum ``G`` is flat along the edge, so every piece's
-        corner is short of ``G`` on the segment by about the same amount. Where the
-        least corner is below ``upper - tol`` but ``G`` on the segment there is not
-        (only finer pieces, not more ``mu``, can close that gap), the edge is cut into
-        proportionally more pieces, at most ``MAX_PIECES``."""
+        """The least corner value of ``G`` on one edge ``a = c - mu b``, ``b`` in
+        ``[lo, hi]`` (:meth:`_least_corners` for one edge, its ends already rounded)."""
+        a, b = self._edge_corners(mu, c, lo, hi)
+        values = np.broadcast_to(np.asarray(self._at(a, b), dtype=float), np.shape(a))
+        return self._refined(mu, c, lo, hi, b, values)
+
+    def _edge_corners(self, mu, c, lo, hi):
+        """The corners ``(a, b)`` at which :meth:`_refined` starts on the edge
+        ``a = c - mu b``, ``b`` in ``[lo, hi]``: its two ends where ``G`` is monotone
+        along it, else ``PIECES`` pieces' corners."""
         if self.vertex_exact and mu > 0:  # monotone along the edge: least at an end
             b = np.array([hi, lo])
-            return float(np.min(self._at(nudge(c - nudge(mu * b, +1), -1), b)))
-        a, b = _corners(mu, c, lo, hi, PIECES)
-        values = np.array(self._at(a, b), dtype=float, ndmin=1)
+            return nudge(c - nudge(mu * b, +1), -1), b
+        return _corners(mu, c, lo, hi, PIECES)
+
+    def _refined(self, mu, c, lo, hi, b, values) -> float:
+        """The least corner value of ``G`` on the edge ``a = c - mu b``, ``b`` in
+        ``[lo, hi]``, from its first corners' ``b`` and ``values``. Near the minimum
+        ``G`` is flat along the edge, so every piece's corner is short of ``G`` on the
+        segment by about the same amount. Where the least corner is below
+        ``upper - tol`` but ``G`` on the segment there is not (only finer pieces, not
+        more ``mu``, can close that gap), the edge is cut into proportionally more
+        pieces, at most ``MAX_PIECES``."""
         least = float(values.min())
-        if mu == 0 or least >= self.upper - self.tol:
+        if (self.vertex_exact and mu > 0) or mu == 0 or least >= self.upper - self.tol:
             return least
         k = int(np.argmin(values))
         on_line = float(self._at(c - mu * b[k], b[k]))

@@ -45,45 +45,6 @@ from cvxpb.numerics.tolerances import nudge
 STALL = 8  # rounds without the lower bound rising by tol end the search
 
 
-class Box:
-    """The oriented terms' box ``lo <= t <= hi``, and each node's range over it.
-
-    Parameters
-    ----------
-    lo, hi : dict
-        ``{term: value}``: the box's corners in oriented coordinates.
-    signs : dict
-        ``{term: +1 or -1}``: each term's orientation.
-    """
-
-    def __init__(self, lo, hi, signs):
-        self.lo, self.hi, self.signs = lo, hi, signs
-
-    def range(self, node):
-        """An enclosure of ``node``'s values over the box.
-
-        A declared node is monotone in each term, so its least and largest values are
-        at two corners; each is evaluated with outward rounding.
-
-        Parameters
-        ----------
-        node : Expression
-            A node of the bound.
-
-        Returns
-        -------
-        tuple of float
-            ``(low, high)``.
-        """
-        low, high = {}, {}
-        for term, found in node.leaves().items():
-            up = next(iter(found)) * self.signs[term] > 0
-            low[term] = self.lo[term] if up else self.hi[term]
-            high[term] = self.hi[term] if up else self.lo[term]
-        at = [Values(coordinates=c, signs=self.signs) for c in (low, high)]
-        return float(np.min(node.evaluate(at[0], -1))), float(np.max(node.evaluate(at[1], +1)))
-
-
 class VertexSearch(ParetoSearch):
     """Cuts at weights of the scalarization until the least vertex meets the best bound.
 
@@ -106,41 +67,7 @@ class VertexSearch(ParetoSearch):
 
     def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None, minorants=None):
         super().__init__(bound, terms, signs, solver, replace, minorants)
-        self.terms = list(terms)
-        self.form = bound.bounding_form(+1)
-        self.box = None
         self._vertex_values: dict = {}
-
-    def certifiable(self) -> bool:
-        """Whether the bound's minorant is concave on the terms' box (computing the box).
-
-        Returns
-        -------
-        bool
-            True when the vertex certificate applies.
-        """
-        lo = {t: self._least(t) for t in self.terms}
-        for t in self.terms:  # a rate's known floor (below which a minorant may reach)
-            if self.signs[t] > 0 and t.floor is not None:
-                lo[t] = max(lo[t], t.floor)
-        hi = {t: self._largest(t) for t in self.terms}
-        if not all(np.isfinite(lo[t]) and np.isfinite(hi[t]) for t in self.terms):
-            return False
-        self.box = Box(lo, hi, self.signs)
-        return self.form.curvature_over(self.box) in ("affine", "concave")
-
-    def _largest(self, term) -> float:
-        """The oriented term's (or its convex stand-in's) largest value on the simplex,
-        rounded up: a convex function's largest value is at a vertex."""
-        prior = term.posterior.prior
-        minorant = self.convex[term]
-        values = []
-        for j in range(prior.size):
-            e = np.zeros(prior.size)
-            e[j] = 1.0
-            value = self.oriented(term, e, +1) if minorant is None else minorant.core(e, +1)
-            values.append(float(value))
-        return float(nudge(max(values), +1))
 
     def run(self, tol, max_solves):
         """Cut until the bound at the best posterior meets the least vertex value.
