@@ -31,10 +31,16 @@ class Distance:
     moment_bound : bool
         Whether Theorem 1 (the chi-squared and Renyi bounds) applies: the distance has a
         constant ``I_phi``.
+    concave_kl_bound : bool
+        Whether the bound with the KL divergence, :meth:`kl_bound`, is jointly concave
+        in ``(L, KL)`` where ``L >= 0`` and ``KL >= 0`` (the declared engine then
+        certifies through it on a box, :mod:`cvxpb.engine.declare.pareto`). False unless
+        proven.
     """
 
     name = ""
     moment_bound = True
+    concave_kl_bound = False
 
     def phi(self, lhat, l):
         """Evaluate the distance between the empirical risk ``lhat`` and the risk ``l``.
@@ -268,6 +274,7 @@ class Linear(UnionBoundDistance):
     """
 
     name = "linear"
+    concave_kl_bound = True  # the least over the grid of functions affine in (L, K)
 
     def phi(self, lhat, l):
         return np.asarray(l) - np.asarray(lhat)
@@ -299,6 +306,7 @@ class Squared(Distance):
     """
 
     name = "sq"
+    concave_kl_bound = True  # L plus the square root of a function affine in K
 
     def phi(self, lhat, l):
         return (np.asarray(l) - np.asarray(lhat)) ** 2
@@ -332,6 +340,9 @@ class KLDistance(Distance):
     """
 
     name = "kl"
+    # kl^{-1}(L, e) is the largest r over a slice of the convex set kl(L, r) <= e, so it
+    # is jointly concave in (L, e) (L clipped at 1 only from above), and e is affine in KL
+    concave_kl_bound = True
 
     def phi(self, lhat, l):
         return kl(lhat, l)
@@ -375,6 +386,7 @@ class Catoni(UnionBoundDistance):
 
     name = "catoni"
     moment_bound = False
+    concave_kl_bound = True  # the least over the grid of 1 - exp(-affine), each concave
 
     def teaching_form(self, L, second, r):
         import cvxpy as cp

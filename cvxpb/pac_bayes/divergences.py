@@ -71,6 +71,10 @@ class Divergence:
         Whether the bounds need the distance's constant ``I_phi`` (Theorem 1).
     uses_grid : bool
         Whether the bounds may take a union-bounded grid (the KL bounds).
+    least : float or None
+        A value the core is never below, known without solving (0 for KL, Gibbs'
+        inequality), or None; the declared engine's box starts there
+        (:attr:`cvxpb.engine.declare.terms.Term.floor`).
     """
 
     name = ""
@@ -80,6 +84,25 @@ class Divergence:
     has_family = False
     uses_constant = False
     uses_grid = False
+    least = None
+
+    def concave_bound(self, distance) -> bool:
+        """Say whether the bound with ``distance`` is jointly concave in its arguments.
+
+        That is, in the risk and the bound's argument, where both are at least 0.
+
+        Parameters
+        ----------
+        distance : Distance
+            The distance.
+
+        Returns
+        -------
+        bool
+            False unless proven (the declared engine then certifies two terms through
+            the bound's concavity).
+        """
+        return False
 
     def term_name(self) -> str:
         """Name the divergence's term in a declared bound and in ``Result.terms``.
@@ -435,6 +458,10 @@ class KLDivergence(Divergence):
         return q, float(nudge(-mu * lse - margin, -1))
 
     uses_grid = True
+    least = 0.0  # Gibbs' inequality
+
+    def concave_bound(self, distance) -> bool:
+        return distance.concave_kl_bound
 
     def accepts(self, distance) -> bool:
         return True  # Seeger/Maurer (kl), McAllester (sq), the grid bounds (linear, catoni)

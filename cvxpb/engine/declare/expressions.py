@@ -372,7 +372,11 @@ class Scale(Expression):
         return _either(kinds, self.monotonicity)
 
     def _apply(self, arguments, rounding):
-        return nudge(self.factor * arguments[0], rounding)
+        x = np.asarray(arguments[0], dtype=float)
+        product = self.factor * x
+        # a zero argument's product is exactly 0: no rounding to cover (a box's corner
+        # at a divergence's least value 0 stays at 0, where the bound is proven concave)
+        return np.where(x == 0, product, nudge(product, rounding))
 
     def __repr__(self):
         return f"{self.factor:g} * ({self.args[0]!r})"
@@ -952,6 +956,16 @@ class PacBayes(Expression):
     def _apply(self, arguments, rounding):
         L, D = np.broadcast_arrays(*arguments)
         return self.function(np.clip(L, 0.0, 1.0), np.maximum(D, 0.0), rounding)
+
+    def _curvature(self, kinds, ranges):
+        """Concave where the divergence says its bound with this distance is jointly
+        concave (:meth:`cvxpb.pac_bayes.divergences.Divergence.concave_bound`; the kl
+        distance with KL) and the clips that would bend it do not act: ``L >= 0`` and
+        ``D >= 0`` (``L`` clipped at 1 from above keeps it concave)."""
+        f = self.function
+        inside = _within(ranges[0], 0.0) and _within(ranges[1], 0.0)
+        concave = f.measure.concave_bound(f.metric) and inside
+        return "concave" if concave and _composes(kinds, self.monotonicity, "concave") else None
 
     def __repr__(self):
         f = self.function

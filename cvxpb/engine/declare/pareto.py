@@ -13,7 +13,11 @@ lower-left boundary of ``R``, a convex broken line; on a piece of it from ``(a1,
 to ``(a2, b2)`` (``a1 <= a2``, ``b1 >= b2``), ``G >= G(a1, b2)``. Cutting every edge
 into ``PIECES`` pieces and taking the least such corner value gives a proven lower
 bound on the minimum; the least ``G`` at a solved posterior, re-evaluated with outward
-rounding, is the upper bound. New ``mu`` go next to the edge with the least corner,
+rounding, is the upper bound. Where a minorant of ``G`` is concave on the terms' box
+(each atom states where it is, as for :mod:`cvxpb.engine.declare.vertices`; the KL
+bounds of every distance, the tandem bound), its least value on an edge cut to the box
+is at one of the edge's two ends, which replace the pieces: the lower bound is then
+the least value on the region's boundary itself, not a piecewise estimate of it. New ``mu`` go next to the edge with the least corner,
 with the ``mu`` at which the best posterior so far is stationary (``dG/db / dG/da``),
 until the two bounds meet within ``tol``; an edge whose corners alone keep them apart
 is cut into more pieces. The vertices are computed in exact rational arithmetic and
@@ -53,6 +57,7 @@ STALL = 5  # rounds without the lower bound rising by tol (or 1% of the gap) end
 # through a minorant
 MAX_PIECES = 1 << 14  # an edge that could hold the minimum is cut into up to this many
 FIRST_MUS = np.geomspace(1e-8, 1e2, 21)
+WARM_PRIOR = 1e-6  # the prior's share in a warm start
 ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
 
 
@@ -108,6 +113,7 @@ class ParetoSearch:
         self.terms = list(terms)
         self.form = bound.bounding_form(+1)  # a minorant of the bound
         self.box = None  # the terms' box, once certifiable() has computed it
+        self._concave = None  # whether the form is concave on the box (two terms)
         self.solved: list[Solved] = []
         self.convex = {t: t.minorant(s) for t, s in signs.items()}
         self.convex.update(minorants or {})
@@ -482,10 +488,14 @@ class ParetoSearch:
         """The posterior of the solved program whose KL weight is nearest ``mu`` (in
         ratio), where Newton's method starts; the prior before any (and in the searches
         over several weights, whose programs carry no one ``mu``)."""
+        prior = self.B.posterior.prior
         weighted = [s for s in self.solved if s.mu > 0]  # NaN where there is no one mu
         if not weighted:
-            return self.B.posterior.prior
-        return min(weighted, key=lambda s: abs(math.log(s.mu / mu))).q
+            return prior
+        near = min(weighted, key=lambda s: abs(math.log(s.mu / mu))).q
+        # a weight that underflowed to 0 at a small mu would stay 0 (Newton's method keeps
+        # the start's support): a little of the prior puts every voter back in play
+        return (1 - WARM_PRIOR) * near + WARM_PRIOR * prior
 
     def _conic(self, weighted):
         """The same program by CVXPY (Clarabel by default); the prior if it fails."""
@@ -533,21 +543,62 @@ class ParetoSearch:
 
     def _least_corners(self, edges) -> list[float]:
         """The least corner value of ``G`` on each edge (an edge is the same set of
-        corners whenever it recurs, so :meth:`lower_bound` keeps these). Every edge's
-        corners are evaluated at once; an edge that could hold the minimum is then
-        refined on its own (:meth:`_refined`)."""
-        spans = [(float(mu), float(c), _down(lo), _up(hi)) for mu, c, lo, hi in edges]
-        corners = [self._edge_corners(*span) for span in spans]
-        a = np.concatenate([np.atleast_1d(a) for a, _ in corners])
-        b = np.concatenate([np.atleast_1d(b) for _, b in corners])
-        values = np.broadcast_to(np.asarray(self._at(a, b), dtype=float), a.shape)
-        ends = np.cumsum([np.size(a) for a, _ in corners])[:-1]
-        return [
-            self._refined(*span, piece_b, piece_values)
-            for span, (_, piece_b), piece_values in zip(
-                spans, corners, np.split(values, ends), strict=True
-            )
-        ]
+        corners whenever it recurs, so :meth:`lower_bound` keeps these). Where ``G``'s
+        minorant is concave on the terms' box, an edge's least value is at one of its
+        ends (:meth:`_least_at_ends`); elsewhere every edge's corners are evaluated at
+        once and an edge that could hold the minimum is then refined on its own
+        (:meth:`_refined`)."""
+        at_ends = [k for k, (mu, *_) in enumerate(edges) if self._ends_suffice(mu)]
+        values = self._least_at_ends([edges[k] for k in at_ends])
+        least = dict(zip(at_ends, values, strict=True))
+        rest = [k for k in range(len(edges)) if k not in least]
+        spans = [_rounded(edges[k]) for k in rest]
+        if spans:
+            corners = [self._edge_corners(*span) for span in spans]
+            a = np.concatenate([np.atleast_1d(a) for a, _ in corners])
+            b = np.concatenate([np.atleast_1d(b) for _, b in corners])
+            values = np.broadcast_to(np.asarray(self._at(a, b), dtype=float), a.shape)
+            pieces = np.split(values, np.cumsum([np.size(a) for a, _ in corners])[:-1])
+            for k, span, (_, b), piece in zip(rest, spans, corners, pieces, strict=True):
+                least[k] = self._refined(*span, b, piece)
+        return [least[k] for k in range(len(edges))]
+
+    def _ends_suffice(self, mu) -> bool:
+        """Whether an edge of slope ``mu > 0`` takes its least value at its ends because
+        ``G``'s minorant is concave on the terms' box (proven once, when first asked;
+        a bound monotone in a weighted sum has its own rule, :meth:`_edge_corners`)."""
+        if mu == 0 or self.vertex_exact:
+            return False
+        if self._concave is None:
+            self._concave = self.certifiable({self.A: self.a_lo, self.B: self.b_lo})
+        return self._concave
+
+    def _least_at_ends(self, edges) -> list[float]:
+        """The least value of ``G``'s concave minorant on each edge ``a = c - mu b``
+        cut to the terms' box (every reachable pair lies in it, and the region's
+        lower-left boundary inside the box is the boundary's part there): the lesser of
+        its two ends, computed exactly, rounded down, and evaluated rounded down;
+        ``inf`` for an edge outside the box."""
+        if not edges:
+            return []
+        lo_a, hi_a = Fraction(self.box.lo[self.A]), Fraction(self.box.hi[self.A])
+        lo_b, hi_b = Fraction(self.box.lo[self.B]), Fraction(self.box.hi[self.B])
+        points, inside = [], []
+        for mu, c, lo, hi in edges:
+            bottom = max(lo, lo_b, (c - hi_a) / mu)
+            top = min(hi, hi_b, (c - lo_a) / mu)
+            inside.append(bottom <= top)
+            points += [(c - mu * b, b) for b in (top, bottom)] if bottom <= top else []
+        if not points:
+            return [np.inf] * len(edges)
+        a = np.maximum([_down(x) for x, _ in points], float(lo_a))
+        b = np.maximum([_down(y) for _, y in points], float(lo_b))
+        coordinates = {self.A: a, self.B: b}
+        values = self.form.evaluate(Values(coordinates=coordinates, signs=self.signs), -1)
+        values = np.broadcast_to(np.asarray(values, dtype=float), a.shape)
+        values = nudge(np.where(np.isnan(values), -np.inf, values), -1).reshape(-1, 2).min(axis=1)
+        least = iter(values)
+        return [float(next(least)) if fits else np.inf for fits in inside]
 
     def _least_on_edge(self, mu, c, lo, hi) -> float:
         """The least corner value of ``G`` on one edge ``a = c - mu b``, ``b`` in
@@ -624,6 +675,12 @@ def _corners(mu, c, lo, hi, pieces):
     b[0], b[-1] = hi, lo
     a = nudge(c - nudge(mu * b[:-1], +1), -1)
     return a, b[1:]
+
+
+def _rounded(edge):
+    """An edge ``(mu, c, lo, hi)`` in floats, its ends rounded outward."""
+    mu, c, lo, hi = edge
+    return float(mu), float(c), _down(lo), _up(hi)
 
 
 def _down(x: Fraction) -> float:

@@ -762,6 +762,7 @@ class DivergenceTerm(Term):
             )
         super().__init__(posterior, measure.term_name())
         self.measure = measure
+        self.floor = measure.least
 
     @property
     def prior(self):
