@@ -13,15 +13,17 @@ lower-left boundary of ``R``, a convex broken line; on a piece of it from ``(a1,
 to ``(a2, b2)`` (``a1 <= a2``, ``b1 >= b2``), ``G >= G(a1, b2)``. Cutting every edge
 into ``PIECES`` pieces and taking the least such corner value gives a proven lower
 bound on the minimum; the least ``G`` at a solved posterior, re-evaluated with outward
-rounding, is the upper bound. Where a minorant of ``G`` is concave on the terms' box
-(each atom states where it is, as for :mod:`cvxpb.engine.declare.vertices`; the KL
-bounds of every distance, the tandem bound), its least value on an edge cut to the box
-is at one of the edge's two ends, which replace the pieces: the lower bound is then
-the least value on the region's boundary itself, not a piecewise estimate of it. New ``mu`` go next to the edge with the least corner,
-with the ``mu`` at which the best posterior so far is stationary (``dG/db / dG/da``),
-until the two bounds meet within ``tol``; an edge whose corners alone keep them apart
-is cut into more pieces. The vertices are computed in exact rational arithmetic and
-rounded down; the ``c_k`` are rounded down.
+rounding, is the upper bound. Where a minorant of ``G`` is concave on a box that holds
+the edges (each atom states where it is, as for :mod:`cvxpb.engine.declare.vertices`;
+the KL bounds of every distance, the tandem bound), its least value on an edge is at
+one of the edge's two ends, which replace the pieces: the lower bound is then the
+least value on the region's boundary itself, not a piecewise estimate of it. The
+region's lower ends start at the terms' known floors (a rate is at least 0), so its
+boundary never runs where no pair can be. New ``mu`` go next to the edge with the
+least corner, with the ``mu`` at which the best posterior so far is stationary
+(``dG/db / dG/da``), until the two bounds meet within ``tol``; an edge whose corners
+alone keep them apart is cut into more pieces. The vertices are computed in exact
+rational arithmetic and rounded down; the ``c_k`` are rounded down.
 
 **The lower bounds ``c_k``.** Where ``B`` is a divergence,
 ``min_q' g @ q' + mu B(q')`` has a closed form with a dual certificate
@@ -138,14 +140,19 @@ class ParetoSearch:
             True when the vertex certificate applies.
         """
         lo = dict(least) if least is not None else {t: self._least(t) for t in self.terms}
-        for t in self.terms:  # a rate's known floor (below which a minorant may reach)
-            if self.signs[t] > 0 and t.floor is not None:
-                lo[t] = max(lo[t], t.floor)
+        lo = {t: self._floored(t, lo[t]) for t in self.terms}
         hi = {t: self._largest(t) for t in self.terms}
         if not all(np.isfinite(lo[t]) and np.isfinite(hi[t]) for t in self.terms):
             return False
         self.box = Box(lo, hi, self.signs)
         return self.form.curvature_over(self.box) in ("affine", "concave")
+
+    def _floored(self, term, least) -> float:
+        """``least`` raised to the oriented term's known floor (a rate's, below which a
+        convex minorant may reach: the minorant raised to the floor is one too)."""
+        if self.signs[term] > 0 and term.floor is not None:
+            return max(least, term.floor)
+        return least
 
     def _largest(self, term) -> float:
         """The oriented term's (or its convex stand-in's) largest value on the simplex,
@@ -277,7 +284,7 @@ class ParetoSearch:
         ]
         return np.maximum(slopes, 0.0)
 
-    def run(self, tol, max_solves, earlier=None):
+    def run(self, tol, max_solves, earlier=None, first=None):
         """Search ``mu`` until the bound at the best posterior meets the lower bound.
 
         Parameters
@@ -291,6 +298,9 @@ class ParetoSearch:
             programs' lower bounds hold here too and its posteriors' values are true
             values, so they are kept, and this search starts at its ``mu`` near its
             best posterior instead of ``FIRST_MUS``.
+        first : sequence of float, optional
+            The ``mu`` to begin at instead of ``FIRST_MUS`` (a round of the
+            convex-concave procedure begins where the round before ended).
 
         Returns
         -------
@@ -303,9 +313,11 @@ class ParetoSearch:
         """
         start = time.perf_counter()
         self.tol = tol
-        self.a_lo = self._least(self.A)
-        self.b_lo = self._least(self.B)
-        first = self._first_mus()
+        # the region's lower ends, at least the terms' known floors: the region then
+        # holds the floors' faces, and its boundary stays where the terms can be
+        self.a_lo = self._floored(self.A, self._least(self.A))
+        self.b_lo = self._floored(self.B, self._least(self.B))
+        first = self._first_mus() if first is None else first
         if earlier is not None:
             self.a_lo, self.b_lo = max(self.a_lo, earlier.a_lo), max(self.b_lo, earlier.b_lo)
             self.inherited = list(earlier.solved) + earlier.inherited
@@ -550,6 +562,8 @@ class ParetoSearch:
         (:meth:`_refined`)."""
         at_ends = [k for k, (mu, *_) in enumerate(edges) if self._ends_suffice(mu)]
         values = self._least_at_ends([edges[k] for k in at_ends])
+        if values is None:  # not proven concave where the edges reach: pieces instead
+            at_ends, values = [], []
         least = dict(zip(at_ends, values, strict=True))
         rest = [k for k in range(len(edges)) if k not in least]
         spans = [_rounded(edges[k]) for k in rest]
@@ -573,20 +587,27 @@ class ParetoSearch:
             self._concave = self.certifiable({self.A: self.a_lo, self.B: self.b_lo})
         return self._concave
 
-    def _least_at_ends(self, edges) -> list[float]:
-        """The least value of ``G``'s concave minorant on each edge ``a = c - mu b``
-        cut to the terms' box (every reachable pair lies in it, and the region's
-        lower-left boundary inside the box is the boundary's part there): the lesser of
-        its two ends, computed exactly, rounded down, and evaluated rounded down;
-        ``inf`` for an edge outside the box."""
+    def _least_at_ends(self, edges):
+        """The least value of ``G``'s concave minorant on each edge ``a = c - mu b``:
+        the lesser of its two ends, computed exactly, rounded down and evaluated
+        rounded down; ``inf`` for an edge wholly below the box's lower ends (no pair
+        lies there). None where the minorant is not proven concave on a box that holds
+        the edges (the box's top is raised to them where they reach past it: a search
+        that goes on from an earlier one's programs, through other minorants, holds the
+        true pairs, which may lie above its own minorants' largest values).
+
+        The edges are cut at the box's lower ends (every pair the region holds is
+        above them, so its boundary's part below them holds none)."""
         if not edges:
             return []
-        lo_a, hi_a = Fraction(self.box.lo[self.A]), Fraction(self.box.hi[self.A])
-        lo_b, hi_b = Fraction(self.box.lo[self.B]), Fraction(self.box.hi[self.B])
+        top_a = max(c - mu * lo for mu, c, lo, _ in edges)
+        top_b = max(hi for *_, hi in edges)
+        if not self._concave_up_to(_up(top_a), _up(top_b)):
+            return None
+        lo_a, lo_b = Fraction(self.box.lo[self.A]), Fraction(self.box.lo[self.B])
         points, inside = [], []
         for mu, c, lo, hi in edges:
-            bottom = max(lo, lo_b, (c - hi_a) / mu)
-            top = min(hi, hi_b, (c - lo_a) / mu)
+            bottom, top = max(lo, lo_b), min(hi, (c - lo_a) / mu)
             inside.append(bottom <= top)
             points += [(c - mu * b, b) for b in (top, bottom)] if bottom <= top else []
         if not points:
@@ -599,6 +620,19 @@ class ParetoSearch:
         values = nudge(np.where(np.isnan(values), -np.inf, values), -1).reshape(-1, 2).min(axis=1)
         least = iter(values)
         return [float(next(least)) if fits else np.inf for fits in inside]
+
+    def _concave_up_to(self, top_a, top_b) -> bool:
+        """Whether ``G``'s minorant is concave on the box raised to reach ``top_a`` and
+        ``top_b`` (the raised box is kept when it is: concave on it, concave on less)."""
+        hi = self.box.hi
+        if top_a <= hi[self.A] and top_b <= hi[self.B]:
+            return True
+        raised = {self.A: max(hi[self.A], top_a), self.B: max(hi[self.B], top_b)}
+        box = Box(self.box.lo, raised, self.signs)
+        if self.form.curvature_over(box) not in ("affine", "concave"):
+            return False
+        self.box = box
+        return True
 
     def _least_on_edge(self, mu, c, lo, hi) -> float:
         """The least corner value of ``G`` on one edge ``a = c - mu b``, ``b`` in

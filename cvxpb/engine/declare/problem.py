@@ -169,7 +169,7 @@ class Minimize:
         solves = len(search.solved)
         relaxed = [t for t in self.terms if search.convex[t] is not None]
         if relaxed and best.value - lower > tol:
-            best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver)
+            best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver, search)
             solves += more
         if tighten and relaxed and certified and best.value - lower > tol:
             earlier = search if n == 2 else None
@@ -204,8 +204,9 @@ class Minimize:
         through ``replace``'s majorants and ``minorants`` if given. Without ``certify``
         (a round of the convex-concave procedure, which needs a posterior, not a proof)
         the weight search stands in for the vertex search; it begins at the log-weights
-        ``begin`` where given (the last round's), else on its grid. A Pareto search
-        goes on from ``earlier``'s programs where given."""
+        ``begin`` where given (the last round's), else on its grid; a Pareto search
+        begins at the ``mu`` in ``begin`` where given (the last round's near its best).
+        A Pareto search goes on from ``earlier``'s programs where given."""
         how = (self.bound, self.terms, self.signs, solver, replace, minorants)
         if n > 2 and certify:
             search = VertexSearch(*how)
@@ -220,24 +221,31 @@ class Minimize:
         if n == 1:
             best, lower, _ = search.run_single()
         else:
-            best, lower, _ = search.run(tol, max_solves, earlier)
+            best, lower, _ = search.run(tol, max_solves, earlier, first=begin or None)
         return best, lower, search
 
-    def _convex_concave(self, best, relaxed, n, tol, max_solves, solver):
+    def _convex_concave(self, best, relaxed, n, tol, max_solves, solver, earlier=None):
         """The convex-concave procedure from ``best``: each round replaces the
         ``relaxed`` terms by their convex majorants touching them at the current
         posterior (:class:`cvxpb.engine.declare.terms.TangentMajorant`) and solves that bound
         globally; the true bound at its minimizer is at most the majorized one, which is
         at most the current value. Rounds go on while the bound falls by more than
-        ``tol`` (at most ``CCP_ROUNDS``). Returns the best posterior and the programs."""
+        ``tol`` (at most ``CCP_ROUNDS``); with two terms each round's search begins at
+        the ``mu`` near the best posterior of the search before (``earlier``'s first),
+        as the majorants change little from round to round. Returns the best posterior
+        and the programs."""
         solves = 0
         for _ in range(CCP_ROUNDS):
             replace = {t: t.majorant(self.signs[t], best.q) for t in relaxed}
-            begin = best.log_weights  # where the last round ended, if it was a weight search
-            candidate, _, search = self._search(n, tol, max_solves, solver, replace, False, begin)
+            # where the last round ended: its log-weights (a weight search) or its mu
+            begin = earlier.mus_near_best() if n == 2 and earlier else best.log_weights
+            # a tenth of tol: the round's minimizer, not a certificate, is what counts
+            how = (n, tol / 10, max_solves, solver, replace, False, begin)
+            candidate, _, search = self._search(*how)
+            earlier = search
             solves += len(search.solved)
             value = self.value_at(candidate.q)
-            if not value < best.value - tol:
+            if not value < best.value - tol / 10:
                 break
             best = dataclasses.replace(candidate, value=value)
         return best, solves
