@@ -221,3 +221,20 @@ def test_the_lower_bracket_is_verified_on_its_lower_side_and_narrow():
         P, r = mp.mpf(p), mp.mpf(lo)
         assert P * mp.log(P / r) + (1 - P) * mp.log((1 - P) / (1 - r)) >= eps
         assert 0 < hi - lo <= 4 * np.finfo(float).eps * hi
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0, 5e-324, 1 - 1e-16])),
+    st.one_of(st.floats(0, 60), st.sampled_from([0.0, 1e-300, 1e-17, 745.0, 1e300])),
+)
+def test_the_upper_inverse_at_one_point_is_the_array_paths_bit_for_bit(L, eps):
+    """One point takes a path of Python floats (eight times faster); it runs the same
+    Newton steps, checks and halvings as the arrays, so its bracket and Newton root
+    are the array path's to the last bit, edges included."""
+    from cvxpb.numerics.kl import kl_inv_upper_bracket
+
+    for inverse in (kl_inv_upper_bracket, kl_inv_upper_newton):
+        one = inverse(L, eps)
+        many = inverse(np.array([L, 0.3]), np.array([eps, 0.1]))
+        assert [float(x) for x in one] == [float(x[0]) for x in many]

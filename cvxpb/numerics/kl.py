@@ -10,6 +10,8 @@ public PAC-Bayes code returns, can fall below it.)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from cvxpb.numerics.tolerances import EPS
@@ -79,37 +81,44 @@ def _kl_parts(p, q):
 
 
 def _kl_parts_scalar(p, q):
-    """:func:`_kl_parts` at one point, in float64 scalars (no array machinery)."""
-    p, q = np.float64(p), np.float64(q)
+    """:func:`_kl_parts` at one point, in Python floats (no array machinery)."""
+    p, q = float(p), float(q)
     h = q - p
     left, right = h, -h
-    with np.errstate(all="ignore"):
-        if p > 0:
-            left = _scaled_psi_scalar(p, h / p, _log_ratio_scalar(q, p), h)
-        if p < 1:
-            po = 1 - p
-            right = _scaled_psi_scalar(po, -h / po, _log_ratio_scalar(1 - q, po), -h)
+    if p > 0:
+        left = _scaled_psi_scalar(p, h / p, _log_ratio_scalar(q, p), h)
+    if p < 1:
+        po = 1 - p
+        right = _scaled_psi_scalar(po, -h / po, _log_ratio_scalar(1 - q, po), -h)
     return left, right
 
 
 def _log_ratio_scalar(a, b):
-    """:func:`_log_ratio` of two float64 scalars."""
+    """:func:`_log_ratio` of two floats, ``b > 0`` (``-inf`` at ``a = 0``, NaN below)."""
     ratio = a / b
-    if np.isfinite(ratio) and ratio > 0:
-        return np.log(ratio)
-    return np.log(a) - np.log(b)
+    if 0 < ratio < math.inf:  # numpy's log, as the array path's: the same bits
+        return float(np.log(ratio))
+    if a > 0:  # the ratio over- or underflowed
+        return float(np.log(a)) - float(np.log(b))
+    return -math.inf if a == 0 else math.nan
 
 
 def _scaled_psi_scalar(weight, x, log_one_plus_x, linear):
-    """:func:`_scaled_psi` of float64 scalars: the same series near 0."""
+    """:func:`_scaled_psi` of floats: the same series near 0."""
     if not abs(x) < _SERIES_RADIUS:
         return -weight * log_one_plus_x + linear
     u = x / (2 + x)
     u2 = u * u
-    series = np.float64(0.0)
+    series = 0.0
     for j in range(_SERIES_TERMS, 0, -1):
         series = series * u2 + 1.0 / (2 * j + 1)
     return -weight * (-2 * u2 / (1 - u) + 2 * u2 * u * series)
+
+
+def _kl_scalar(p, q):
+    """``kl(p, q)`` of two floats."""
+    left, right = _kl_parts_scalar(p, q)
+    return left + right
 
 
 def kl(p, q):
@@ -235,6 +244,63 @@ def _newton_bracket_lower(p, eps):
     return np.where(good, lo, 0.0), np.where(good, hi, p)
 
 
+def _plain(p, eps) -> bool:
+    """Whether ``(p, eps)`` is one point the float paths take: ``p`` in [0, 1] and a
+    finite ``eps >= 0`` (anything else goes through the arrays' own handling)."""
+    return np.ndim(p) == 0 and np.ndim(eps) == 0 and 0 <= p <= 1 and 0 <= eps < math.inf
+
+
+def _upper_newton_scalar(p, eps, max_iter):
+    """:func:`kl_inv_upper_newton` at one point, in floats: the same start, steps and
+    stopping rules, and numpy's ``expm1`` and ``log1p``, so the same bits."""
+    if eps == 0 or p >= 1:
+        return (p if eps == 0 else 1.0), 4 * EPS
+    near = min(p + eps + math.sqrt(eps * eps + 2 * p * eps), p + math.sqrt(eps / 2))
+    s = float(-np.log1p(-near)) if near < 1 else math.inf
+    s = min(s, (eps + float(np.log(2))) / (1 - p), _S_MAX)
+    r = float(-np.expm1(-s))
+    if s >= _S_MAX and _kl_scalar(p, r) < eps:  # the root is above the largest r < 1
+        return 1.0, 4 * EPS
+    step = 0.0
+    for _ in range(max_iter):
+        r_old = float(-np.expm1(-s))
+        slope = (r_old - p) / r_old if r_old else math.nan  # 0/0: NaN, as in the arrays
+        if slope > 0:
+            s -= (_kl_scalar(p, r_old) - eps) / slope
+        r = max(float(-np.expm1(-s)), p)
+        last, step = abs(step), r_old - r
+        if abs(step) <= 2 * EPS * r or (last > 0 and abs(step) >= last):
+            break
+    return r, abs(step) + 4 * EPS
+
+
+def _upper_bracket_scalar(p, eps):
+    """:func:`kl_inv_upper_bracket` at one point, in floats: Newton's root, its ends
+    checked with the same rounding margin, then halved as :func:`_bisect` does."""
+    if eps == 0 or p == 1:
+        return p, p
+    guess, error = _upper_newton_scalar(p, eps, 60)
+    margin = 4 * error + 8 * EPS * guess
+    lo, hi = max(p, guess - margin), min(1.0, guess + margin)
+    if not (_surely_at_least(p, hi, eps) and (lo == p or not _surely_at_least(p, lo, eps))):
+        lo, hi = p, 1.0
+    for _ in range(_MAX_HALVINGS):
+        if not hi - lo > max(BRACKET_WIDTH, BRACKET_RELATIVE * hi):
+            break
+        mid = 0.5 * (lo + hi)
+        if _surely_at_least(p, mid, eps):
+            hi = mid
+        else:
+            lo = mid
+    return lo, hi
+
+
+def _surely_at_least(p, r, eps) -> bool:
+    """Whether ``kl(p, r) >= eps`` despite rounding (:func:`_kl_with_error`'s margin)."""
+    value = _kl_scalar(p, r)
+    return value - (64 * EPS * value + 1e-300) >= eps
+
+
 def kl_inv_upper_bracket(p, eps):
     """Bracket the upper inverse ``sup {r >= p : kl(p, r) <= eps}``.
 
@@ -254,6 +320,8 @@ def kl_inv_upper_bracket(p, eps):
         is never below the true inverse; ``hi - lo`` is at most ``4 eps hi``.
     """
     p, eps = _check(p, eps)
+    if _plain(p, eps):
+        return tuple(np.asarray(x) for x in _upper_bracket_scalar(float(p), float(eps)))
     lo, hi = _bisect(p, eps, *_newton_bracket(p, eps), verified_high=True)
     exact = (eps == 0) | (p == 1)
     lo, hi = np.where(exact, p, lo), np.where(exact, p, hi)
@@ -364,6 +432,8 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
     error : ndarray or float
         A bound on ``|r - root|``: the last step.
     """
+    if _plain(p, eps):
+        return tuple(np.asarray(x) for x in _upper_newton_scalar(float(p), float(eps), max_iter))
     p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(eps, dtype=float))
     shape = p.shape
     p, eps = np.atleast_1d(p).astype(float), np.atleast_1d(eps).astype(float)
