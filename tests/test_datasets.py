@@ -26,7 +26,7 @@ def test_every_dataset_loads_offline_with_signed_labels(name):
 
 
 @pytest.mark.parametrize(("name", "shape"), TABLE_2.items())
-def test_sizes_match_the_seeds_table_2(name, shape):
+def test_sizes_match_the_papers_table_2(name, shape):
     assert datasets.load(name).X.shape == shape
 
 

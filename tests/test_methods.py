@@ -125,7 +125,7 @@ def test_ccp_options_reach_the_driver():
         pb.BoundProblem([0.1, 0.2], 50, distance="catoni", divergence="kl").solve("ccp")
 
 
-def test_nlp_statuses_follow_the_seeds_table_6():
+def test_nlp_statuses_follow_the_papers_table_6():
     prob = pb.BoundProblem(np.random.default_rng(0).uniform(0, 0.5, 40), 500, distance="sq")
     assert prob.solve("nlp").status == "converged"
     capped = prob.solve("nlp", max_iter=1)

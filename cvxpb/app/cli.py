@@ -151,7 +151,7 @@ def _add_datasets(parser, extra: str = "") -> None:
         action="append",
         required=True,
         help=f"repeat or comma-separate; one of {', '.join(DATASET_NAMES)}{extra}, "
-        "or 'seed' for the paper's own",
+        "or 'paper' for the paper's own",
     )
 
 
@@ -282,7 +282,7 @@ def _add_majority_vote(which) -> None:
         "--dataset",
         action="append",
         required=True,
-        help=f"repeat or comma-separate; of {', '.join(KEEL)}, or 'seed' for the ten of "
+        help=f"repeat or comma-separate; of {', '.join(KEEL)}, or 'table' for the ten of "
         "the committed run",
     )
     mv.add_argument("--runs", type=int, default=1, help="random 80:20 splits per dataset")
@@ -294,7 +294,7 @@ def _add_majority_vote(which) -> None:
         help="comma-separated names of MajorityVoteClassifier's bounds (first_order, tnd, "
         "cctnd, split_kl, unexpected_bernstein, ccpbb, ctd, lambda, c_bound, pac_bound_2, dis), "
         "'all', or "
-        "'seed' for the six of the committed run",
+        "'table' for the six of the committed run",
     )
     _add_common(mv, "directory for the CSV, JSON and PNG files")
     mv.set_defaults(run=_command("cmd_majority_vote"))

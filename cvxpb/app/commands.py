@@ -276,10 +276,11 @@ def cmd_demo(args) -> int:
 # -- experiments -------------------------------------------------------------------
 
 
-def _dataset_names(items, seed_names) -> list[str]:
-    """``--dataset`` values, comma-separated or repeated; ``seed`` expands to ``seed_names``."""
+def _dataset_names(items, own, word="paper") -> list[str]:
+    """``--dataset`` values, comma-separated or repeated; ``word`` expands to ``own``
+    (the paper's own datasets, or those of a committed table)."""
     names = [n.strip() for item in items for n in item.split(",") if n.strip()]
-    return [n for item in names for n in (seed_names if item == "seed" else [item])]
+    return [n for item in names for n in (own if item == word else [item])]
 
 
 def _written_to(args) -> None:
@@ -313,7 +314,7 @@ def cmd_stochastic_svm(args) -> int:
     """
     from cvxpb.app.experiments import stochastic_svm as experiment
 
-    names = _dataset_names(args.dataset, experiment.SEED_DATASETS)
+    names = _dataset_names(args.dataset, experiment.PAPER_DATASETS)
     options = {
         "delta": args.delta,
         "constants": args.constants,
@@ -426,7 +427,7 @@ def cmd_minimax(args) -> int:
 
     _check_output(args)
     names = _dataset_names(args.dataset, experiment.DATASETS)
-    _check_datasets(names, (*NAMES, "synthetic"), "")
+    _check_datasets(names, (*NAMES, "synthetic"), ", or 'paper'")
     methods = tuple(m.strip() for m in args.methods.split(","))
     rows = experiment.run_experiment(
         names,
@@ -467,7 +468,7 @@ def cmd_prior_svm(args) -> int:
 
     _check_output(args)
     names = _dataset_names(args.dataset, ("pima",))
-    _check_datasets(names, NAMES, "")
+    _check_datasets(names, NAMES, ", or 'paper'")
     fractions = tuple(float(f) for f in args.fractions.split(","))
     methods = tuple(m.strip() for m in args.methods.split(","))
     grids = {}
@@ -558,8 +559,8 @@ def cmd_majority_vote(args) -> int:
     from cvxpb.app.experiments import majority_vote as experiment
 
     _check_output(args)
-    names = _dataset_names(args.dataset, experiment.DATASETS)
-    _check_datasets(names, KEEL, "")
+    names = _dataset_names(args.dataset, experiment.DATASETS, word="table")
+    _check_datasets(names, KEEL, ", or 'table'")
     modes = tuple(m.strip() for m in args.modes.split(","))
     if args.trees < 1:
         raise ValueError(f"--trees must be a positive integer, got {args.trees}")

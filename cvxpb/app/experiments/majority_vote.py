@@ -53,13 +53,13 @@ TREES = 100
 
 
 def bound_names(text: str) -> tuple:
-    """The bounds a command line names: comma-separated, ``all`` or ``seed``.
+    """The bounds a command line names: comma-separated, ``all`` or ``table``.
 
     Parameters
     ----------
     text : str
-        ``"all"`` (every bound of the classifier), ``"seed"`` (the committed runs'
-        six) or names separated by commas.
+        ``"all"`` (every bound of the classifier), ``"table"`` (the committed
+        table's six) or names separated by commas.
 
     Returns
     -------
@@ -73,7 +73,7 @@ def bound_names(text: str) -> tuple:
     """
     if text.strip() == "all":
         return ALL_BOUNDS
-    if text.strip() == "seed":
+    if text.strip() == "table":
         return BOUNDS
     names = [b.strip() for b in text.split(",") if b.strip()]
     unknown = [b for b in names if b not in ALL_BOUNDS]

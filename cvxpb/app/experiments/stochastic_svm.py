@@ -33,7 +33,7 @@ from cvxpb.svm.grid import COSTS, check_cost, check_lambdas, lambda_grid
 from cvxpb.validation import check_delta
 
 PAIRS = tuple((dist, div) for div in ("chi2", "kl") for dist in DISTANCES_BY_DIVERGENCE[div])
-SEED_DATASETS = (
+PAPER_DATASETS = (
     "bupa",
     "haberman",
     "ionosphere",
@@ -43,7 +43,7 @@ SEED_DATASETS = (
     "spambase",
     "mushroom",
 )  # Table 2 but Banknote, which no offline package ships
-SEED_SIZES = {"waveform": 3308}  # Sahu & Hemachandra's Table 2: waveform without class 0
+PAPER_SIZES = {"waveform": 3308}  # Sahu & Hemachandra's Table 2: waveform without class 0
 CV_PAIR = ("sq", "chi2")  # the pair Table 4 compares with CV
 
 
@@ -201,7 +201,7 @@ def run_dataset(
     """
     delta, cost = check_delta(delta), check_cost(cost)
     lambdas = lambda_grid() if lambdas is None else check_lambdas(lambdas)
-    data = datasets.load(name, n=SEED_SIZES.get(name), random_state=random_state)
+    data = datasets.load(name, n=PAPER_SIZES.get(name), random_state=random_state)
     X, y, X_test, y_test = split(data, random_state)
     start = time.perf_counter()
     family = fit_family(
@@ -424,7 +424,10 @@ def run_experiment(
     names = list(names)
     unknown = [n for n in names if n not in datasets.NAMES]
     if not names or unknown:
-        raise ValueError(f"datasets must be among {datasets.NAMES}, got {unknown or 'none'}")
+        raise ValueError(
+            f"datasets must be among {datasets.NAMES} (or 'paper' on the command line), "
+            f"got {unknown or 'none'}"
+        )
     _check_method(options.get("method", "exact"))
     plots = prepare_output(out, plots)
     keep = None if out is None else Path(out) / ".finished" / "stochastic_svm"
