@@ -177,3 +177,40 @@ def test_an_out_of_bag_tandem_bound_whose_minorant_dips_below_zero_keeps_a_valid
     draws = rng.dirichlet(np.full(30, 0.2), 3000)
     least = min(problem.value_at(x) for x in draws)
     assert res.certificate.lower_bound <= res.bound <= least
+
+
+EDGE_RISKS = [[0.2], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.0, 0.5, 1.0, 1.0], [1e-12, 0.4]]
+
+
+@pytest.mark.parametrize("distance", KL_DISTANCES)
+@pytest.mark.parametrize("risks", EDGE_RISKS, ids=["H=1", "all-zero", "all-one", "mixed", "tiny"])
+@pytest.mark.parametrize("n", [1, 50, 10**6])
+def test_first_order_bounds_at_the_edges_stay_valid(distance, risks, n):
+    """One voter, all-zero and all-one risks, a perfect voter beside others, m = 1 and
+    1e6: the certified lower bound is below the bound and below every one of 300
+    random posteriors' values, and the bound is at most their least."""
+    H = len(risks)
+    problem = pb.Minimize(mv.first_order(pb.Posterior.uniform(H), risks, n, 0.05, distance))
+    res = problem.solve()
+    draws = np.random.default_rng(0).dirichlet(np.full(H, 0.3), 300) if H > 1 else [[1.0]]
+    least = min(problem.value_at(np.asarray(x)) for x in draws)
+    assert res.certificate.lower_bound <= min(res.bound, least)
+    assert res.bound <= least + 1e-9
+
+
+@pytest.mark.parametrize(
+    "errors",
+    [np.zeros((50, 3)), np.ones((50, 3)), np.eye(3)[np.arange(50) % 3]],
+    ids=["no errors", "all errors", "each example one voter's error"],
+)
+def test_tandem_bounds_at_the_edges_stay_valid(errors):
+    """The tandem bound where no voter errs, where all do, and where every pair's
+    tandem rate is 0 (each example is one voter's error): certified and valid."""
+    H = errors.shape[1]
+    problem = pb.Minimize(mv.tandem(pb.Posterior.uniform(H), errors, delta=0.05))
+    res = problem.solve()
+    draws = np.random.default_rng(1).dirichlet(np.full(H, 0.3), 300)
+    least = min(problem.value_at(x) for x in draws)
+    assert res.status == "optimal"
+    assert res.certificate.lower_bound <= min(res.bound, least)
+    assert res.bound <= least + 1e-9
