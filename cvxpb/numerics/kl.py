@@ -172,11 +172,26 @@ def _check_unit_interval(values, name: str) -> None:
         raise ValueError(f"{name} must lie in [0, 1] with no NaN")
 
 
+def _rounding_error(value):
+    """A bound on the rounding error of a computed kl ``value``."""
+    return 64 * EPS * value + 1e-300
+
+
+def _widest(hi):
+    """The widest a bracket ending at ``hi`` may be left."""
+    return np.maximum(BRACKET_WIDTH, BRACKET_RELATIVE * hi)
+
+
+def _newton_margin(guess, error):
+    """How far around Newton's root its bracket's ends are tried."""
+    return 4 * error + 8 * EPS * guess
+
+
 def _kl_with_error(p, q):
     """kl(p, q) in floating point and a bound on its rounding error."""
     left, right = _kl_parts(p, q)
     value = left + right
-    return value, 64 * EPS * value + 1e-300
+    return value, _rounding_error(value)
 
 
 def _check(p, eps):
@@ -196,7 +211,7 @@ def _bisect(p, eps, lo, hi, verified_high):
     shape = np.shape(lo)
     p, eps = np.broadcast_to(p, shape).ravel(), np.broadcast_to(eps, shape).ravel()
     lo, hi = np.array(lo, dtype=float).ravel(), np.array(hi, dtype=float).ravel()
-    active = np.flatnonzero(hi - lo > np.maximum(BRACKET_WIDTH, BRACKET_RELATIVE * hi))
+    active = np.flatnonzero(hi - lo > _widest(hi))
     for _ in range(_MAX_HALVINGS):
         if active.size == 0:
             break
@@ -207,7 +222,7 @@ def _bisect(p, eps, lo, hi, verified_high):
         hi[active[move_hi]] = mid[move_hi]
         lo[active[~move_hi]] = mid[~move_hi]
         a_lo, a_hi = lo[active], hi[active]
-        active = active[a_hi - a_lo > np.maximum(BRACKET_WIDTH, BRACKET_RELATIVE * a_hi)]
+        active = active[a_hi - a_lo > _widest(a_hi)]
     return lo.reshape(shape), hi.reshape(shape)
 
 
@@ -217,7 +232,7 @@ def _newton_bracket(p, eps):
     ``eps`` despite rounding, ``lo`` not), else all of ``[p, 1]``. Bisection from it
     takes a few halvings, not fifty."""
     guess, error = kl_inv_upper_newton(p, eps)
-    margin = 4 * error + 8 * EPS * guess
+    margin = _newton_margin(guess, error)
     lo, hi = np.maximum(p, guess - margin), np.minimum(1.0, guess + margin)
     value_lo, error_lo = _kl_with_error(p, lo)
     value_hi, error_hi = _kl_with_error(p, hi)
@@ -235,7 +250,7 @@ def _newton_bracket_lower(p, eps):
     with np.errstate(divide="ignore", invalid="ignore"):  # kl's rounding allowance, in r
         slope = np.where(p > guess, (p - guess) / (guess * (1 - guess)), np.inf)
         allowance = np.nan_to_num(2 * (64 * EPS * eps + 1e-300) / slope)
-    margin = 4 * error + 8 * EPS * guess + allowance
+    margin = _newton_margin(guess, error) + allowance
     lo, hi = np.maximum(0.0, guess - margin), np.minimum(p, guess + margin)
     value_lo, error_lo = _kl_with_error(p, lo)
     value_hi, error_hi = _kl_with_error(p, hi)
@@ -280,12 +295,12 @@ def _upper_bracket_scalar(p, eps):
     if eps == 0 or p == 1:
         return p, p
     guess, error = _upper_newton_scalar(p, eps, 60)
-    margin = 4 * error + 8 * EPS * guess
+    margin = _newton_margin(guess, error)
     lo, hi = max(p, guess - margin), min(1.0, guess + margin)
     if not (_surely_at_least(p, hi, eps) and (lo == p or not _surely_at_least(p, lo, eps))):
         lo, hi = p, 1.0
     for _ in range(_MAX_HALVINGS):
-        if not hi - lo > max(BRACKET_WIDTH, BRACKET_RELATIVE * hi):
+        if not hi - lo > _widest(hi):
             break
         mid = 0.5 * (lo + hi)
         if _surely_at_least(p, mid, eps):
@@ -298,7 +313,7 @@ def _upper_bracket_scalar(p, eps):
 def _surely_at_least(p, r, eps) -> bool:
     """Whether ``kl(p, r) >= eps`` despite rounding (:func:`_kl_with_error`'s margin)."""
     value = _kl_scalar(p, r)
-    return value - (64 * EPS * value + 1e-300) >= eps
+    return value - _rounding_error(value) >= eps
 
 
 def kl_inv_upper_bracket(p, eps):

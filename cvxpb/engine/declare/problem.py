@@ -229,8 +229,8 @@ class Minimize:
         ``relaxed`` terms by their convex majorants touching them at the current
         posterior (:class:`cvxpb.engine.declare.terms.TangentMajorant`) and solves that bound
         globally; the true bound at its minimizer is at most the majorized one, which is
-        at most the current value. Rounds go on while the bound falls by more than
-        ``tol`` (at most ``CCP_ROUNDS``); with two terms each round's search begins at
+        at most the current value. Rounds go on while the bound falls by more than a
+        tenth of ``tol`` (at most ``CCP_ROUNDS``); with two terms each round's search begins at
         the ``mu`` near the best posterior of the search before (``earlier``'s first),
         as the majorants change little from round to round. Returns the best posterior
         and the programs."""
