@@ -557,6 +557,7 @@ def cmd_majority_vote(args) -> int:
     """
     from cvxpb.app.datasets import KEEL
     from cvxpb.app.experiments import majority_vote as experiment
+    from cvxpb.app.experiments.published import beside_published
 
     _check_output(args)
     names = _dataset_names(args.dataset, experiment.DATASETS, word="table")
@@ -588,5 +589,9 @@ def cmd_majority_vote(args) -> int:
         "\nstatuses: "
         + "; ".join(f"{b}: {','.join(sorted(set(','.join(s).split(','))))}" for b, s in statuses)
     )
+    published = beside_published(table)
+    if len(published):
+        print("\nout of bag, beside Wu et al. (2021), mean (sd) over their 10 splits:")
+        print(published.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     _written_to(args)
     return 0

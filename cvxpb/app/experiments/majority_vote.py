@@ -31,6 +31,7 @@ from sklearn.model_selection import train_test_split
 from cvxpb import jsonout
 from cvxpb.app import datasets
 from cvxpb.app.experiments import check_plan, load_progress, save_progress
+from cvxpb.app.experiments.published import beside_published
 from cvxpb.ensemble.classifier import BOUNDS as ALL_BOUNDS
 from cvxpb.ensemble.classifier import MajorityVoteClassifier
 
@@ -278,9 +279,11 @@ def write(rows, out, posteriors=None, plots=True) -> list:
     ``majority_vote_runs.csv``, ``majority_vote.csv`` (:func:`summary`),
     ``majority_vote.json`` (both, and the posteriors), the :func:`wide` tables of the
     means (``majority_vote_bounds_wide.csv``, ``majority_vote_risks_wide.csv``) and of
-    the standard deviations (``..._bounds_sd_wide.csv``, ``..._risks_sd_wide.csv``) and, with
-    ``plots``, a figure of each bound against the vote's test risk and one of the
-    posteriors.
+    the standard deviations (``..._bounds_sd_wide.csv``, ``..._risks_sd_wide.csv``), the
+    out-of-bag rows beside Wu et al.'s (2021) published ones where there are any
+    (``majority_vote_published.csv``,
+    :func:`cvxpb.app.experiments.published.beside_published`) and, with ``plots``, a
+    figure of each bound against the vote's test risk and one of the posteriors.
 
     Parameters
     ----------
@@ -317,6 +320,10 @@ def write(rows, out, posteriors=None, plots=True) -> list:
         path = out / f"majority_vote_{name}_wide.csv"
         wide(table, column).reset_index().to_csv(path, index=False, float_format="%.4f")
         paths.append(path)
+    published = beside_published(table)
+    if len(published):
+        paths.append(out / "majority_vote_published.csv")
+        published.to_csv(paths[-1], index=False, float_format="%.4f")
     if plots:
         paths += _plots(table, posteriors or {}, out)
     return paths

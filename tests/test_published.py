@@ -1,0 +1,69 @@
+"""Wu et al.'s (2021) published out-of-bag bounds beside the experiment's own: the
+comparison's arithmetic, which rows it takes, and the command line that prints it."""
+
+import pandas as pd
+import pytest
+
+from cvxpb.app.cli import main
+from cvxpb.app.experiments import published
+
+
+def _summary(rows):
+    columns = ["dataset", "mode", "bound", "bound value", "bound sd"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_a_row_is_ours_against_theirs_in_their_combined_deviation():
+    table = _summary(
+        [
+            ("letter", "oob", "tnd", 0.4504 + 0.005, 0.004),
+            ("letter", "split", "tnd", 0.1, 0.0),  # held out: not their setting
+            ("letter", "oob", "lambda", 0.4, 0.0),  # a bound they do not report
+            ("spambase", "oob", "tnd", 0.3, 0.0),  # a dataset they do not report
+            ("splice", "oob", "ccpbb", 0.7, 0.01),
+        ]
+    )
+    beside = published.beside_published(table)
+    pairs = beside[["dataset", "bound"]].values.tolist()
+    assert pairs == [["letter", "tnd"], ["splice", "ccpbb"]]
+    letter = beside.iloc[0]
+    assert letter["published"] == 0.4504 and letter["published sd"] == 0.0032
+    assert letter["difference"] == pytest.approx(0.005)
+    assert letter["in sd"] == pytest.approx(0.005 / (0.004**2 + 0.0032**2) ** 0.5)
+    assert letter["same data"] == "yes"
+    splice = beside.iloc[1]
+    assert (splice["published"], splice["same data"]) == (0.6575, "no")
+
+
+def test_nothing_in_common_is_an_empty_table_with_its_columns():
+    beside = published.beside_published(_summary([("twonorm", "oob", "tnd", 0.3, 0.01)]))
+    assert beside.empty and "in sd" in beside.columns
+
+
+def test_every_published_row_names_a_keel_dataset_and_four_bounds():
+    from cvxpb.app.datasets import KEEL
+
+    for name, values in published.WU_2021.items():
+        assert name in KEEL
+        assert len(values) == len(published.BOUNDS)
+        means = [mean for mean, _ in values]
+        assert all(0 < m < 1 for m in means)
+        assert means[0] == min(means)  # the first-order bound is their least on these
+    assert set(published.OTHER_DATA) <= set(published.WU_2021)
+
+
+def test_the_command_line_prints_and_writes_the_comparison(tmp_path, capsys):
+    args = ["experiment", "majority-vote", "--dataset", "mushroom", "--trees", "6"]
+    args += ["--runs", "2", "--modes", "oob", "--no-plots", "--bounds", "first_order,tnd"]
+    assert main([*args, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "beside Wu et al. (2021)" in out
+    written = pd.read_csv(tmp_path / "majority_vote_published.csv")
+    assert written[["dataset", "bound"]].values.tolist() == [
+        ["mushroom", "first_order"],
+        ["mushroom", "tnd"],
+    ]
+    summary = pd.read_csv(tmp_path / "majority_vote.csv").set_index(["mode", "bound"])
+    ours = summary.loc[("oob", "tnd"), "bound value"]
+    assert written.loc[1, "cvxpb"] == pytest.approx(ours, abs=5e-5)  # written to 4 decimals
+    assert written.loc[1, "published"] == 0.0353
