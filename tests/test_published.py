@@ -1,6 +1,7 @@
 """Wu et al.'s (2021) published out-of-bag bounds beside the experiment's own: the
 comparison's arithmetic, which rows it takes, and the command line that prints it."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -10,7 +11,8 @@ from cvxpb.app.experiments import published
 
 def _summary(rows):
     columns = ["dataset", "mode", "bound", "bound value", "bound sd"]
-    return pd.DataFrame(rows, columns=columns)
+    table = pd.DataFrame(rows, columns=columns)
+    return table.assign(**{"test risk": 0.0, "test risk sd": 0.0})
 
 
 def test_a_row_is_ours_against_theirs_in_their_combined_deviation():
@@ -40,6 +42,17 @@ def test_nothing_in_common_is_an_empty_table_with_its_columns():
     assert beside.empty and "in sd" in beside.columns
 
 
+def test_test_risks_beside_theirs_and_no_ratio_where_both_spreads_are_zero():
+    table = _summary([("mushroom", "oob", "uniform", 0.0, 0.0), ("letter", "oob", "lambda", 0, 0)])
+    table.loc[1, ["test risk", "test risk sd"]] = [0.15, 0.03]
+    beside = published.beside_published(table, "test risk").set_index("dataset")
+    assert beside.loc["mushroom", "difference"] == 0 and np.isnan(beside.loc["mushroom", "in sd"])
+    assert beside.loc["letter", "published"] == 0.1408  # their PAC-Bayes-lambda posterior's
+    assert beside.loc["letter", "in sd"] == pytest.approx(0.0092 / (0.03**2 + 0.0356**2) ** 0.5)
+    with pytest.raises(ValueError, match="column must be one of"):
+        published.beside_published(table, "seconds")
+
+
 def test_every_published_row_names_a_keel_dataset_and_four_bounds():
     from cvxpb.app.datasets import KEEL
 
@@ -49,6 +62,10 @@ def test_every_published_row_names_a_keel_dataset_and_four_bounds():
         means = [mean for mean, _ in values]
         assert all(0 < m < 1 for m in means)
         assert means[0] == min(means)  # the first-order bound is their least on these
+        risks = [mean for mean, _ in published.WU_2021_RISKS[name]]
+        assert len(risks) == len(published.POSTERIORS)
+        assert all(r < m for r, m in zip(risks[2:], means[1:], strict=True))  # bounds hold
+    assert set(published.WU_2021_RISKS) == set(published.WU_2021)
     assert set(published.OTHER_DATA) <= set(published.WU_2021)
 
 
@@ -67,3 +84,5 @@ def test_the_command_line_prints_and_writes_the_comparison(tmp_path, capsys):
     ours = summary.loc[("oob", "tnd"), "bound value"]
     assert written.loc[1, "cvxpb"] == pytest.approx(ours, abs=5e-5)  # written to 4 decimals
     assert written.loc[1, "published"] == 0.0353
+    risks = pd.read_csv(tmp_path / "majority_vote_published_risks.csv")
+    assert risks["bound"].tolist() == ["uniform", "tnd"]  # the posteriors this run has

