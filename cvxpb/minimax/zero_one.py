@@ -17,9 +17,13 @@ keeps a working set of (sample, class) pairs, always the sample's own class:
   each round (it only grows, so the rounds end).
 
 Dropping pairs drops terms of a sum of positive parts, so the working-set program is a
-relaxation: its optimal value ``L`` is at most the true optimum, while the objective
-``U`` of eq. (21) at its ``A`` (recomputed with :func:`threshold`) is at least it. The
-rounds stop when ``U - L <= tol * max(1, U)``, a duality gap on the full problem.
+relaxation, and its multipliers are a dual point of the full problem (zero on the
+pairs left out). The lower bound ``L`` is the dual bound at that point, proven in
+floating point (:mod:`cvxpb.minimax.zero_one_dual`; the solver's objective is never
+taken for it); the objective ``U`` of eq. (21) at the program's ``A`` (recomputed with
+:func:`threshold`) is at least the optimum. The rounds stop when
+``U - L <= tol * max(1, U)``, a duality gap on the full problem. A penalty weight of 0
+leaves no proven ``L`` (``-inf``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
+from cvxpb.minimax import zero_one_dual
 from cvxpb.minimax.program import penalty, solve_program
 
 SUBSAMPLE = 300  # the first A comes from this many samples, with every class pair
@@ -227,11 +232,26 @@ def solve_zero_one(
         iterations += problem.solver_stats.num_iters or 0
         B = np.asarray(A.value)
         upper = objective(Xa, labels, B, *program[:-1])
-        lower = float(problem.value)
+        lower = _dual_bound(Xa, labels, T, problem, np.nonzero(working), program, upper)
         near = _near_pairs(Xa, B, labels, T)
         if upper - lower <= GAP * max(1.0, abs(upper)) or not np.any(near & ~working):
             return B, iterations, upper, lower
         working |= near
+
+
+def _dual_bound(Xa, labels, T, problem, pairs, program, upper) -> float:
+    """The proven lower bound of :mod:`cvxpb.minimax.zero_one_dual` at the working-set
+    program's multipliers (``n`` times those of its pairs' constraints)."""
+    rows, classes = pairs
+    multipliers = problem.constraints[0].dual_value
+    if multipliers is None:
+        return -np.inf
+    p = np.zeros((Xa.shape[0], T + 1))
+    p[rows, classes] = Xa.shape[0] * np.asarray(multipliers, dtype=float).ravel()
+    norm, eps, groups, group_norm, squared, free, _ = program
+    return zero_one_dual.lower_bound(
+        Xa, labels, T, p, norm, eps, groups, group_norm, squared, free, upper
+    )
 
 
 def zero_one_status(upper: float, lower: float) -> str:
@@ -248,11 +268,19 @@ def zero_one_status(upper: float, lower: float) -> str:
     -------
     str
         ``"optimal"`` when the gap is below ``GAP`` relative, else
-        ``"optimal_inaccurate"`` with a warning that states it (a loose solver such as SCS).
+        ``"optimal_inaccurate"`` with a warning that states the gap (a loose solver such
+        as SCS), or that no lower bound is proven (``lower = -inf``).
     """
     gap = upper - lower
     if gap <= GAP * max(1.0, abs(upper)):
         return cp.OPTIMAL
+    if not np.isfinite(lower):
+        warnings.warn(
+            f"the 0-1 minimax solution (objective {upper:.10g}) has no proven lower bound: "
+            "a penalty weight of 0 leaves the dual bound open",
+            stacklevel=3,
+        )
+        return cp.OPTIMAL_INACCURATE
     warnings.warn(
         f"the 0-1 minimax solution is certified within {gap:.3g} of the optimum "
         f"(objective {upper:.10g}), above the {GAP:g} relative the solver aims for",
