@@ -37,8 +37,7 @@ from cvxpb.numerics.tolerances import EPS, nudge
 
 
 def exact_transport(p, labels, classes: int):
-    """``p`` moved onto a grid ``2^-s`` where rows sum to 1 and column ``k`` to the count
-    of class ``k``, exactly.
+    """``p`` on a dyadic grid, rows summing to 1 and columns to the class counts exactly.
 
     Parameters
     ----------
@@ -84,8 +83,9 @@ def exact_transport(p, labels, classes: int):
 
 
 def lower_bound(Xa, labels, T, p, norm, eps, groups, group_norm, squared, free, upper):
-    """A proven lower bound on the 0-1 minimax program from the dual point ``p``
-    (module's text).
+    """A proven lower bound on the 0-1 minimax program at the dual point ``p``.
+
+    The module's text derives it.
 
     Parameters
     ----------
@@ -97,8 +97,18 @@ def lower_bound(Xa, labels, T, p, norm, eps, groups, group_norm, squared, free, 
         The rows of ``A``.
     p : ndarray of shape (n_samples, T + 1)
         The dual weights (the working-set program's multipliers times ``n``).
-    norm, eps, groups, group_norm, squared, free
-        The penalty (:func:`cvxpb.minimax.program.penalty`).
+    norm : str or float
+        The moment norm (:func:`cvxpb.minimax.program.penalty`).
+    eps : float or array_like
+        The penalty's weights.
+    groups : list of index lists or None
+        The feature groups, with ``norm="group"``.
+    group_norm : str or float
+        Each group's moment norm.
+    squared : bool
+        Theorem 5's squared penalty.
+    free : sequence of int
+        The columns left out of the penalty (each must be constant).
     upper : float
         The objective at a feasible ``A``: at least the optimum.
 
