@@ -71,8 +71,9 @@ def test_every_published_row_names_a_keel_dataset_and_four_bounds():
 
 def test_the_command_line_prints_and_writes_the_comparison(tmp_path, capsys):
     args = ["experiment", "majority-vote", "--dataset", "mushroom", "--trees", "6"]
-    args += ["--runs", "2", "--modes", "oob", "--no-plots", "--bounds", "first_order,tnd"]
+    args += ["--runs", "2", "--modes", "oob", "--bounds", "first_order,tnd"]
     assert main([*args, "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "majority_vote_bounds.png").stat().st_size > 0  # with their markers
     out = capsys.readouterr().out
     assert "beside Wu et al. (2021)" in out
     written = pd.read_csv(tmp_path / "majority_vote_published.csv")

@@ -996,6 +996,11 @@ def test_wu_2021_random_forest_table():
     assert (-ccpbb["in sd"]).round(1).agg(["min", "max"]).tolist() == [3.6, 7.1]
     letter = table.xs("letter")
     assert letter.loc[["first_order", "tnd", "cctnd"], "cvxpb"].tolist() == [0.3912, 0.4525, 0.4532]
+    other = pd.read_csv(RESULTS / "majority_vote" / "majority_vote_published.csv")
+    other = other[other["same data"] == "yes"]  # the held-out table's out-of-bag runs
+    assert set(other["bound"]) == {"first_order", "tnd"}
+    assert other["difference"].abs().max().round(4) == 0.0062
+    assert 0.94 < other["in sd"].abs().max() <= 0.95
 
 
 def test_wu_2021_mushroom_pays_for_its_smaller_sample():

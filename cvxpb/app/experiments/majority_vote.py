@@ -340,6 +340,8 @@ def _plots(table, posteriors, out) -> list:
     names = list(dict.fromkeys(table["dataset"]))
     modes = [m for m in MODES if m in set(table["mode"])]
     size = (11, 0.6 * len(names) + 3.2)
+    colors = ("black", *plt.get_cmap("tab10").colors)  # one per bound, in every panel
+    published = beside_published(table).set_index(["dataset", "bound"])["published"]
     fig, axes = plt.subplots(1, len(modes), figsize=size, sharey=True, squeeze=False)
     for ax, mode in zip(axes[0], modes, strict=True):
         part = table[table["mode"] == mode]
@@ -348,11 +350,17 @@ def _plots(table, posteriors, out) -> list:
             rows = part[part["bound"] == bound].set_index("dataset").reindex(names)
             y = np.arange(len(names)) + 0.8 * (k + 1) / (len(shown) + 1) - 0.4
             spread = rows["bound sd"].fillna(0.0)  # one run: no spread
-            line = ax.errorbar(rows["bound value"], y, xerr=spread, fmt="o", label=bound)[0]
-            ax.plot(rows["test risk"], y, "x", color=line.get_color())
+            color = colors[(ALL_BOUNDS.index(bound) + 1) % len(colors)]
+            ax.errorbar(rows["bound value"], y, xerr=spread, fmt="o", color=color, label=bound)
+            ax.plot(rows["test risk"], y, "x", color=color)
+            if mode == "oob":
+                theirs = [published.get((name, bound), np.nan) for name in names]
+                ax.plot(theirs, y, "D", color=color, fillstyle="none", markersize=7)
         risk = part[part["bound"] == "uniform"].set_index("dataset").reindex(names)["test risk"]
         ax.plot(risk, np.arange(len(names)), "k|", markersize=14, label="test risk (uniform)")
         ax.plot([], [], "kx", label="test risk (each bound's posterior)")
+        if mode == "oob" and len(published):
+            ax.plot([], [], "kD", fillstyle="none", label="Wu et al. (2021), published")
         ax.set_title(f"errors measured: {mode}")
         ax.set_xlabel("bound on the vote's risk (each at its own minimum)")
         ax.set_xlim(0, 1.05)
