@@ -21,6 +21,8 @@ Seldin, 2022), ``"ctd"`` (the C-tandem bound of Masegosa et al., 2020), ``"lambd
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -170,8 +172,9 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
     statistics_ : dict
         ``risks`` (each voter's error rate), ``tandem`` and ``disagreement`` (pairwise
         rates), ``n_gibbs`` (the least count of a voter's rate) and ``n`` (of a pair's).
-    declarations_ : dict
-        Every bound that applies to these voters, by name, as a declared expression
+    declarations_ : Declarations
+        Every bound that applies to these voters, by name (a mapping that declares each
+        when first read), as a declared expression
         (:class:`cvxpb.Minimize` solves each), or a tuple of them where the bound is the
         least of their minima (``"cctnd"``, ``"split_kl"``: one for each sign of
         ``mu``; ``"unexpected_bernstein"``: one for each point of its grid; ``"ccpbb"``: one
@@ -231,9 +234,8 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         }
         self.n_bound_ = stats["n"]
         q = Posterior.uniform(len(self.estimators_))
-        declared = _declarations(q, stats, self.delta, self.divergence, self.alpha)
-        if self.classes_.size > 2:
-            declared = {k: v for k, v in declared.items() if k not in BINARY_BOUNDS}
+        binary = self.classes_.size <= 2
+        declared = _declarations(q, stats, self.delta, self.divergence, self.alpha, binary)
         self.result_ = _minimize(declared[self.bound])
         self.posterior_ = self.result_.posterior
         self.declarations_, self._bounds = declared, None
@@ -427,34 +429,80 @@ def _statistics(votes, y, seen):
     return stats
 
 
-def _declarations(q, stats, delta, divergence, alpha):
-    """Every majority-vote bound, declared on these statistics."""
+class Declarations(Mapping):
+    """The bounds that apply, by name, each declared when first read.
+
+    A declaration can cost more than its minimization (the unexpected-Bernstein grid
+    factors one pairwise matrix per grid point), so a fit declares only the bound it
+    minimizes; the names are known at once.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The bounds.
+    declare : callable
+        Maps a name to its declaration.
+    """
+
+    def __init__(self, names, declare):
+        self._names, self._declare, self._made = tuple(names), declare, {}
+
+    def __getitem__(self, name):
+        if name not in self._names:
+            raise KeyError(name)
+        if name not in self._made:
+            self._made[name] = self._declare(name)
+        return self._made[name]
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self):
+        return len(self._names)
+
+
+def _declarations(q, stats, delta, divergence, alpha, binary=True):
+    """Every majority-vote bound on these statistics (the two-class ones where ``binary``
+    and the votes have two classes), declared when first read."""
+    names = [b for b in BOUNDS if b not in BINARY_BOUNDS]
+    if binary and len(np.unique(stats["votes"])) <= 2:
+        names += [b for b in BOUNDS if b in BINARY_BOUNDS]
+    how = {"q": q, "stats": stats, "delta": delta, "divergence": divergence, "alpha": alpha}
+    return Declarations(names, functools.partial(_declare, **how, shared={}))
+
+
+def _declare(name, q, stats, delta, divergence, alpha, shared):
+    """The bound ``name`` declared on the statistics; the pairs' counts, which three
+    bounds take, are made once and kept in ``shared``."""
     risks, n_gibbs, n = stats["risks"], stats["n_gibbs"], stats["n"]
     rates = {} if stats["all_seen"] else {"matrix": stats["tandem"]}
     errors = stats["errors"] if stats["all_seen"] else None
-    if stats["all_seen"]:
-        pairwise = {"votes": stats["votes"]}
-    else:
+    if name in ("split_kl", "unexpected_bernstein", "ccpbb") and "pairs" not in shared:
+        shared["pairs"] = PairErrors(stats["errors"], stats["seen"])
+    if name == "first_order":
+        return mv.first_order(q, risks, n_gibbs, delta, "kl", divergence, alpha)
+    if name == "tnd":
+        return mv.tandem(q, errors, n, delta, "kl", divergence, alpha, **rates)
+    if name == "cctnd":
+        return mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, errors, n, delta, **rates)
+    if name == "split_kl":
+        return mv.split_kl(q, shared["pairs"], delta)
+    if name == "unexpected_bernstein":
+        return mv.unexpected_bernstein(q, shared["pairs"], delta)
+    if name == "ccpbb":
+        return mv.chebyshev_cantelli_bennett(q, shared["pairs"], delta)
+    if name == "ctd":
+        return mv.c_tandem(q, risks, n_gibbs, errors, n, delta, **rates)
+    if name == "lambda":
+        return mv.pac_bayes_lambda(q, risks, n_gibbs, delta)
+    if name == "pac_bound_2":
+        return _pac_bound_2(q, stats, delta)
+    pairwise = {"votes": stats["votes"]}
+    if not stats["all_seen"]:
         pairwise = {"matrix": stats["disagreement"], "n_disagreement": n}
-    tandem = mv.tandem(q, errors, n, delta, "kl", divergence, alpha, **rates)
-    cctnd = mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, errors, n, delta, **rates)
-    ctd = mv.c_tandem(q, risks, n_gibbs, errors, n, delta, **rates)
-    pairs = PairErrors(stats["errors"], stats["seen"])  # counted once for the three bounds
-    declared = {
-        "first_order": mv.first_order(q, risks, n_gibbs, delta, "kl", divergence, alpha),
-        "tnd": tandem,
-        "cctnd": cctnd,
-        "split_kl": mv.split_kl(q, pairs, delta),
-        "unexpected_bernstein": mv.unexpected_bernstein(q, pairs, delta),
-        "ccpbb": mv.chebyshev_cantelli_bennett(q, pairs, delta),
-        "ctd": ctd,
-        "lambda": mv.pac_bayes_lambda(q, risks, n_gibbs, delta),
-    }
-    if len(np.unique(stats["votes"])) <= 2:
-        declared["c_bound"] = mv.c_bound(q, risks, n_gibbs, delta=delta, **pairwise)
-        declared["pac_bound_2"] = _pac_bound_2(q, stats, delta)
-        declared["dis"] = mv.disagreement_bound(q, risks, n_gibbs, delta=delta, **pairwise)
-    return declared
+    if name == "c_bound":
+        return mv.c_bound(q, risks, n_gibbs, delta=delta, **pairwise)
+    return mv.disagreement_bound(q, risks, n_gibbs, delta=delta, **pairwise)
 
 
 def _pac_bound_2(q, stats, delta):
