@@ -10,7 +10,8 @@ from scipy.optimize import minimize
 
 import cvxpb as pb
 from cvxpb.engine.declare import problem
-from cvxpb.engine.declare.dnn import nonnegative_part, tangent_basis
+from cvxpb.engine.declare.dnn import nonnegative_part
+from cvxpb.engine.declare.plane import tangent_basis
 from cvxpb.engine.declare.terms import PairwiseLoss
 from cvxpb.ensemble import bounds as mv
 

@@ -27,24 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from cvxpb.engine.declare.plane import from_plane, on_plane
+
 ITERATIONS = 300  # ADMM steps; the shortfall settles within them on 100-tree forests
 SCALE = 0.25  # ADMM's weight matrix is SCALE p p^T / |p|^2 (a step of |p|^2 / SCALE)
-
-
-def tangent_basis(H):
-    """An orthonormal basis of the plane ``sum q = 0``.
-
-    Parameters
-    ----------
-    H : int
-        The dimension.
-
-    Returns
-    -------
-    ndarray of shape (H, H - 1)
-        Orthonormal columns, each summing to 0.
-    """
-    return np.linalg.qr(np.vstack([np.ones(H), np.eye(H)[:-1]]).T)[0][:, 1:]
 
 
 def nonnegative_part(S, at, iterations=ITERATIONS):
@@ -68,20 +54,20 @@ def nonnegative_part(S, at, iterations=ITERATIONS):
         ``C``: symmetric, every entry at least 0.
     """
     H = S.shape[0]
-    basis = tangent_basis(H)
     weight = SCALE * np.outer(at, at) / (at @ at)
     Y, U = np.zeros((H, H)), np.zeros((H, H))
     C = Y
     for _ in range(iterations):
         C = np.maximum(Y - U - weight, 0.0)
-        Y = _into_cone(S, C + U, basis)
+        Y = _into_cone(S, C + U)
         U += C - Y
     return np.maximum((C + C.T) / 2, 0.0)
 
 
-def _into_cone(S, X, basis):
+def _into_cone(S, X):
     """The nearest ``Y`` to ``X`` (Frobenius) with ``S - Y`` semidefinite on the plane:
     ``S - X``'s negative part on the plane taken out of it."""
-    values, vectors = np.linalg.eigh(basis.T @ (S - X) @ basis)
-    negative = (vectors * np.minimum(values, 0.0)) @ vectors.T
-    return X + basis @ negative @ basis.T
+    values, vectors = np.linalg.eigh(on_plane(S - X))
+    negative = values < 0
+    part = (vectors[:, negative] * values[negative]) @ vectors[:, negative].T
+    return X + from_plane(part)

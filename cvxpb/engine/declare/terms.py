@@ -27,8 +27,9 @@ import math
 
 import numpy as np
 
-from cvxpb.engine.declare.dnn import nonnegative_part, tangent_basis
+from cvxpb.engine.declare.dnn import nonnegative_part
 from cvxpb.engine.declare.expressions import Expression
+from cvxpb.engine.declare.plane import on_plane
 from cvxpb.numerics.constants import check_order
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, PSD_TOLERANCE, nudge
@@ -414,8 +415,7 @@ class Disagreement(QuadraticForm):
 
     def _curvature(self) -> str:
         # concave on the simplex: -M is positive semidefinite on the plane sum q = 0
-        basis = tangent_basis(self.matrix.shape[0])
-        lowest, highest = _extreme_eigenvalues(-basis.T @ self.matrix @ basis)
+        lowest, highest = _extreme_eigenvalues(-on_plane(self.matrix))
         return "concave" if lowest >= -PSD_TOLERANCE * max(highest, 1.0) else "indefinite"
 
     def expr(self, q):
@@ -447,8 +447,7 @@ class PairwiseLoss(QuadraticForm):
     rates = False
 
     def _curvature(self) -> str:
-        basis = tangent_basis(self.matrix.shape[0])
-        lowest, highest = _extreme_eigenvalues(basis.T @ self.matrix @ basis)
+        lowest, highest = _extreme_eigenvalues(on_plane(self.matrix))
         scale = max(abs(lowest), abs(highest), 1.0)
         if lowest >= -PSD_TOLERANCE * scale:
             return "convex"
@@ -527,8 +526,7 @@ class ShiftedQuadratic(ConvexQuadratic):
         if nonnegative is not None:
             N = N - nonnegative
         P = np.eye(H) - 1.0 / H
-        tangent = tangent_basis(H)
-        eigenvalues = np.linalg.eigvalsh(tangent.T @ N @ tangent) if H > 1 else np.zeros(1)
+        eigenvalues = np.linalg.eigvalsh(on_plane(N)) if H > 1 else np.zeros(1)
         error = 8 * H * EPS * max(float(np.max(np.abs(eigenvalues))), float(np.max(np.abs(N))))
         self.lam = min(float(eigenvalues[0]), 0.0) - error
         self.matrix = P @ (N - self.lam * np.eye(H)) @ P
