@@ -277,7 +277,8 @@ def zero_one_status(upper: float, lower: float) -> str:
     if not np.isfinite(lower):
         warnings.warn(
             f"the 0-1 minimax solution (objective {upper:.10g}) has no proven lower bound: "
-            "a penalty weight of 0 leaves the dual bound open",
+            "a penalty weight of 0, a free column that is not constant or a solver without "
+            "multipliers leaves the dual bound open",
             stacklevel=3,
         )
         return cp.OPTIMAL_INACCURATE

@@ -283,8 +283,8 @@ def write(rows, out, posteriors=None, plots=True) -> list:
     out-of-bag rows beside Wu et al.'s (2021) published ones where there are any
     (``majority_vote_published.csv`` for the bounds, ``..._published_risks.csv`` for the
     votes' test risks; :func:`cvxpb.app.experiments.published.beside_published`) and,
-    with ``plots``, a
-    figure of each bound against the vote's test risk and one of the posteriors.
+    with ``plots``, a figure of each bound against the vote's test risk (the published
+    values marked beside) and one of the posteriors.
 
     Parameters
     ----------
