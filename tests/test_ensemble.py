@@ -161,3 +161,28 @@ def test_prefit_names_the_first_unfitted_voter_of_a_list():
     voters = [LogisticRegression().fit(X, y), DecisionTreeClassifier()]
     with pytest.raises(ValueError, match="voter 1 \\(DecisionTreeClassifier\\) is not fitted"):
         MajorityVoteClassifier(voters, validation="prefit").fit(X, y)
+
+
+def test_a_fit_declares_only_its_bound_and_the_rest_when_read():
+    """declarations_ names every bound at once; a fit declares only the one it
+    minimizes, membership declares nothing, and reading a name declares it once."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from cvxpb.app import datasets
+    from cvxpb.ensemble import MajorityVoteClassifier
+
+    data = datasets.keel("housevotes")
+    forest = RandomForestClassifier(n_estimators=5, random_state=0)
+    model = MajorityVoteClassifier(forest, bound="tnd", validation="split", random_state=0)
+    model.fit(data.X, data.y)
+    declared = model.declarations_
+    assert list(declared)[:3] == ["first_order", "tnd", "cctnd"] and "dis" in declared
+    assert set(declared._made) == {"tnd"}
+    assert declared["ccpbb"] is declared["ccpbb"]
+    assert set(declared._made) == {"tnd", "ccpbb"}
+    with pytest.raises(KeyError):
+        declared["no_such_bound"]
+    import pickle
+
+    again = pickle.loads(pickle.dumps(model))
+    assert again.solve_bound("first_order").bound == model.solve_bound("first_order").bound

@@ -454,6 +454,9 @@ class Declarations(Mapping):
             self._made[name] = self._declare(name)
         return self._made[name]
 
+    def __contains__(self, name):
+        return name in self._names  # without declaring it
+
     def __iter__(self):
         return iter(self._names)
 
