@@ -2,6 +2,8 @@
 against a loop over the trees, the vote against a hand-written weighted vote, and each
 bound's report."""
 
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_iris, make_classification
@@ -166,10 +168,7 @@ def test_prefit_names_the_first_unfitted_voter_of_a_list():
 def test_a_fit_declares_only_its_bound_and_the_rest_when_read():
     """declarations_ names every bound at once; a fit declares only the one it
     minimizes, membership declares nothing, and reading a name declares it once."""
-    from sklearn.ensemble import RandomForestClassifier
-
     from cvxpb.app import datasets
-    from cvxpb.ensemble import MajorityVoteClassifier
 
     data = datasets.keel("housevotes")
     forest = RandomForestClassifier(n_estimators=5, random_state=0)
@@ -182,7 +181,5 @@ def test_a_fit_declares_only_its_bound_and_the_rest_when_read():
     assert set(declared._made) == {"tnd", "ccpbb"}
     with pytest.raises(KeyError):
         declared["no_such_bound"]
-    import pickle
-
     again = pickle.loads(pickle.dumps(model))
     assert again.solve_bound("first_order").bound == model.solve_bound("first_order").bound
