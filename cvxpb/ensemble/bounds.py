@@ -398,8 +398,11 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None):
     tandem risk and a lower one on the rate at which exactly one of the two voters errs
     (``mu >= 0``) or neither does (``mu < 0``), all on ``q x q`` (``2 KL``). Neither rate
     depends on ``mu``, so the three kl inequalities, at ``delta / 3`` each, hold for every
-    ``mu`` at once and each side is least over its ``mu`` in closed form. Any number of
-    classes.
+    ``mu`` at once and each side is least over its ``mu`` in closed form. On one shared
+    sample the side ``mu < 0`` is declared in the tandem and Gibbs risks instead (at
+    least one voter errs at rate ``2 L - T``;
+    :func:`cvxpb.engine.declare.expressions.split_cantelli_below`), three convex terms,
+    so both sides are certified. Any number of classes.
 
     Parameters
     ----------
@@ -432,12 +435,16 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None):
     delta = check_delta(delta)
     pairs = _pairs(errors, seen)
     slack = _kl_slack(2 * KL(q), pairs.n, delta, parts=3)
-    tandem_upper = ex.kl_inverse(pairs.tandem_term(q), slack)
+    tandem = pairs.tandem_term(q)
+    tandem_upper = ex.kl_inverse(tandem, slack)
     one = pairwise_loss(q, pairs.one_error(), name="one_error_rate")
+    plus = ex.split_cantelli(tandem_upper, ex.kl_inverse_lower(one, slack), mu_nonnegative=True)
+    if pairs.shared:  # at least one errs at rate 2 L - T: three convex terms
+        gibbs = gibbs_risk(q, np.diag(pairs.own))
+        return plus, ex.split_cantelli_below(tandem, gibbs, slack)
     none = pairwise_loss(q, pairs.no_error(), name="no_error_rate")
-    return (
-        ex.split_cantelli(tandem_upper, ex.kl_inverse_lower(one, slack), mu_nonnegative=True),
-        ex.split_cantelli(tandem_upper, ex.kl_inverse_lower(none, slack), mu_nonnegative=False),
+    return plus, ex.split_cantelli(
+        tandem_upper, ex.kl_inverse_lower(none, slack), mu_nonnegative=False
     )
 
 

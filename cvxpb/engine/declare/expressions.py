@@ -833,6 +833,80 @@ class SplitCantelli(ChebyshevCantelli):
         return f"split_cantelli[{side}]({self.args[0]!r}, {self.args[1]!r})"
 
 
+_SPLIT_BELOW_SIDE = ChebyshevCantelli(0.0, 0.0, mu_nonnegative=False)  # its least value
+
+
+class SplitCantelliBelow(Expression):
+    """The ``mu < 0`` side of the split-kl Chebyshev-Cantelli bound on one shared sample.
+
+    For ``mu < 0`` the split of the ``mu``-shifted tandem loss needs an upper bound on
+    the rate at which at least one of two voters errs (:class:`SplitCantelli` takes a
+    lower bound on its complement). On one sample that rate is ``2 L - T`` at the
+    posterior, with ``L`` the Gibbs risk and ``T`` the tandem risk, so with
+    ``U(t) = kl^-1(t, e)`` and ``R(t) = kl^-1(2 L - t, e)`` the side's value is
+    ``g(T)``, ``g(t) = CC(U(t), (U(t) + R(t)) / 2)`` (:class:`ChebyshevCantelli`'s least
+    value over ``mu < 0``). ``g`` is concave but not monotone in ``t``; this atom is its
+    increasing envelope ``G = max {g(t) : 0 <= t <= min(T, 2 L)}``, at least ``g(T)``
+    (so a valid bound), equal to it wherever ``g`` rises at ``T``, as it does at the
+    posteriors of forests (the tandem risk's inverse rises faster than the other's), and
+    concave and increasing in ``(T, L, e)`` (a partial maximum of a jointly concave
+    function over a convex set): three convex terms, certified by
+    :mod:`cvxpb.engine.declare.vertices`.
+
+    Rounded down, ``g`` at the end is returned (at most ``G``). Rounded up, ``g`` at the
+    end where a secant proves ``g`` rising there (then ``G`` is it, by concavity), else
+    ``CC`` at ``U`` of the end and ``R`` of 0, which bounds ``g`` on the whole interval.
+
+    Parameters
+    ----------
+    *args : Expression or float
+        ``(T, L, e)``: the empirical tandem risk, the empirical Gibbs risk on the same
+        sample, and the kl inequalities' right-hand side.
+    """
+
+    monotonicity = (1, 1, 1)
+
+    def _apply(self, arguments, rounding):
+        T, L, e = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(*arguments))
+        end = np.clip(np.minimum(T, 2 * L), 0.0, 1.0)
+        L, e = np.clip(L, 0.0, 1.0), np.maximum(e, 0.0)
+        value = self._g(end, L, e, rounding)
+        if rounding <= 0:
+            return value
+        step = np.maximum(1e-7 * end, 1e-12)
+        inside = end > step
+        before = self._g(np.where(inside, end - step, 0.0), L, e, +1)
+        rising = (end == 0) | (inside & (self._g(end, L, e, -1) >= before))
+        far = _SPLIT_BELOW_SIDE._least(
+            _KL_DISTANCE.inverse(end, e, +1),
+            self._level(end, np.minimum(2 * L, 1.0), e, +1),
+            +1,
+        )
+        return np.where(rising, value, np.maximum(value, far))
+
+    @staticmethod
+    def _level(t, r, e, rounding):
+        """``(U(t) + kl^-1(r, e)) / 2`` rounded in ``rounding``."""
+        U = _KL_DISTANCE.inverse(t, e, rounding)
+        R = _KL_DISTANCE.inverse(np.clip(r, 0.0, 1.0), e, rounding)
+        return nudge(0.5 * nudge(U + R, rounding), rounding)
+
+    def _g(self, t, L, e, rounding):
+        """``g(t)`` rounded in ``rounding``."""
+        U = _KL_DISTANCE.inverse(t, e, rounding)
+        level = self._level(t, np.minimum(2 * L - t, 1.0), e, rounding)
+        return _SPLIT_BELOW_SIDE._least(U, level, rounding)
+
+    def _curvature(self, kinds, ranges):
+        """Concave where ``T``, ``L`` and ``e`` are at least 0 (the class's text)."""
+        inside = all(_within(r, 0.0) for r in ranges)
+        concave = _composes(kinds, self.monotonicity, "concave")
+        return "concave" if inside and concave else None
+
+    def __repr__(self):
+        return f"split_cantelli_below({', '.join(map(repr, self.args))})"
+
+
 class CTandem(Expression):
     """Masegosa et al.'s (2020) C-tandem bound from bounds on each side, as an atom.
 
@@ -1151,6 +1225,34 @@ def lambda_bound(L, e) -> Expression:
         The atom, increasing in both.
     """
     return LambdaBound(L, e)
+
+
+def split_cantelli_below(T, L, e) -> Expression:
+    """Declare the ``mu < 0`` side of the split-kl bound on one shared sample.
+
+    See :class:`SplitCantelliBelow`.
+
+    Parameters
+    ----------
+    T : Expression or float
+        The empirical tandem risk.
+    L : Expression or float
+        The empirical Gibbs risk, on the same sample.
+    e : Expression or float
+        The kl inequalities' right-hand side.
+
+    Returns
+    -------
+    Expression
+        The atom: increasing in each argument, concave where they are at least 0.
+
+    Examples
+    --------
+    >>> from cvxpb.engine.declare.expressions import split_cantelli_below
+    >>> round(float(split_cantelli_below(0.05, 0.2, 0.01).evaluate(None, 0)), 4)
+    0.3476
+    """
+    return SplitCantelliBelow(T, L, e)
 
 
 def chebyshev_cantelli(T, L, mu_nonnegative=True) -> Expression:

@@ -1,0 +1,147 @@
+"""Split-kl's side mu < 0 on one shared sample, in the tandem and Gibbs risks: the atom
+against a 30-digit evaluation (kl inverses by bisection, the envelope on a grid), its
+concavity and monotonicity, the declaration against the rate-of-no-error one it
+replaces, and its certified minimum against random posteriors."""
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cvxpb as pb
+from cvxpb.engine.declare.expressions import (
+    kl_inverse,
+    kl_inverse_lower,
+    split_cantelli,
+    split_cantelli_below,
+)
+from cvxpb.ensemble import MajorityVoteClassifier
+from cvxpb.ensemble import bounds as mv
+
+mpmath.mp.dps = 30
+
+
+def _kl(p, r):
+    p, r = mpmath.mpf(p), mpmath.mpf(r)
+    left = p * mpmath.log(p / r) if p > 0 else 0
+    right = (1 - p) * mpmath.log((1 - p) / (1 - r)) if p < 1 else 0
+    return left + right
+
+
+def _kl_upper(p, e):
+    """sup {r >= p : kl(p, r) <= e}, by bisection."""
+    lo, hi = mpmath.mpf(p), mpmath.mpf(1)
+    if _kl(p, hi - mpmath.mpf(10) ** -25) <= e:
+        return hi
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _kl(p, mid) <= e else (lo, mid)
+    return lo
+
+
+def _least_below(U, level):
+    """min over mu < 0 of (U - 2 mu l + mu^2) / (1/2 - mu)^2, in v = 1/(1/2 - mu) in (0, 2)."""
+    b, a = 1 - 2 * level, U - level + mpmath.mpf(1) / 4
+    candidates = [mpmath.mpf(1), 1 - 2 * b + 4 * a]  # v -> 0 (mu -> -inf), v = 2 (mu = 0)
+    if a > 0 and 0 < b / (2 * a) < 2:
+        candidates.append(1 - b * b / (4 * a))
+    return min(candidates)
+
+
+def _g(t, L, e):
+    U = _kl_upper(t, e)
+    R = _kl_upper(min(2 * mpmath.mpf(L) - t, 1), e)
+    return _least_below(U, (U + R) / 2)
+
+
+def _envelope(T, L, e, points=200):
+    end = max(min(mpmath.mpf(T), 2 * mpmath.mpf(L)), 0)
+    return max(_g(end * k / points, L, e) for k in range(points + 1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.floats(0.0, 0.6),
+    st.floats(0.0, 0.6),
+    st.floats(1e-4, 0.2),
+)
+def test_the_atom_brackets_its_envelope_in_thirty_digits(T, L, e):
+    """Rounded down at most g(T) (so at most the envelope), rounded up at least the
+    envelope's largest grid value; exactly g(T) where T <= L (any posterior's pair)."""
+    atom = split_cantelli_below(T, L, e)
+    low, mid, high = (float(atom.evaluate(None, r)) for r in (-1, 0, 1))
+    assert low <= mid <= high
+    end = max(min(T, 2 * L), 0.0)
+    assert low <= float(_g(end, L, e)) + 1e-12
+    assert high >= float(_envelope(T, L, e)) - 1e-12
+    if T <= L:
+        assert mid == pytest.approx(float(_g(T, L, e)), abs=1e-11)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.tuples(st.floats(0.0, 0.5), st.floats(0.0, 0.5), st.floats(1e-4, 0.1)),
+    st.tuples(st.floats(0.0, 0.5), st.floats(0.0, 0.5), st.floats(1e-4, 0.1)),
+)
+def test_the_atom_is_concave_and_increasing(first, second):
+    """Along a segment the midpoint is at least the ends' mean; raising any argument
+    never lowers it."""
+
+    def value(x):
+        return float(split_cantelli_below(*x).evaluate(None, 0))
+
+    middle = tuple((a + b) / 2 for a, b in zip(first, second, strict=True))
+    assert value(middle) >= (value(first) + value(second)) / 2 - 1e-9
+    for k in range(3):
+        raised = list(first)
+        raised[k] = max(first[k], second[k])
+        assert value(raised) >= value(first) - 1e-12
+
+
+def test_at_a_posterior_it_is_the_no_error_form_it_replaces():
+    """With held-out errors, at random posteriors the new side equals the old one
+    (through the rate at which neither voter errs, and kl's symmetry)."""
+    rng = np.random.default_rng(3)
+    errors = (rng.random((500, 12)) < rng.uniform(0.05, 0.4, 12)).astype(float)
+    q = pb.Posterior.uniform(12)
+    _, below = mv.split_kl(q, errors)
+    pairs = mv.PairErrors(errors)
+    slack = mv._kl_slack(2 * pb.KL(q), pairs.n, 0.05, parts=3)
+    none = mv.pairwise_loss(q, pairs.no_error(), name="no_error_rate")
+    old = split_cantelli(
+        kl_inverse(pairs.tandem_term(q), slack), kl_inverse_lower(none, slack), mu_nonnegative=False
+    )
+    new_problem, old_problem = pb.Minimize(below), pb.Minimize(old)
+    for posterior in rng.dirichlet(np.full(12, 0.5), size=50):
+        assert new_problem.value_at(posterior) == pytest.approx(
+            old_problem.value_at(posterior), abs=1e-12
+        )
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_side_is_certified_and_below_random_posteriors(seed):
+    """Status "optimal" with a gap within 1e-7; its lower bound below the side at 1000
+    random posteriors (some near the minimizer), its bound at most the least of them."""
+    rng = np.random.default_rng(seed)
+    H = 15
+    errors = (rng.random((800, H)) < rng.uniform(0.05, 0.35, H)).astype(float)
+    _, below = mv.split_kl(pb.Posterior.uniform(H), errors)
+    problem = pb.Minimize(below)
+    result = problem.solve()
+    assert result.status == "optimal" and result.certificate.gap <= 1e-7
+    posteriors = list(rng.dirichlet(np.full(H, 0.3), size=700))
+    posteriors += [0.9 * result.posterior + 0.1 * p for p in rng.dirichlet(np.ones(H), 300)]
+    values = [problem.value_at(p) for p in posteriors]
+    assert result.certificate.lower_bound <= min(values)
+    assert result.bound <= min(values) + 1e-9
+
+
+def test_the_classifier_certifies_split_kl_on_held_out_errors():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 5))
+    y = (X[:, 0] + 0.5 * rng.normal(size=600) > 0).astype(int)
+    model = MajorityVoteClassifier(bound="split_kl", validation="split", random_state=0)
+    model.fit(X, y)
+    assert model.result_.status == "optimal"
+    assert model.result_.certificate.gap <= 1e-7
