@@ -131,10 +131,11 @@ def _declared(name, q, E):
         "cctnd+": lambda: mv.chebyshev_cantelli_tnd(q, risks, n, E)[0],
         "cctnd-": lambda: mv.chebyshev_cantelli_tnd(q, risks, n, E)[1],
         "split_kl+": lambda: mv.split_kl(q, E)[0],
+        "split_kl-": lambda: mv.split_kl(q, E)[1],
     }[name]()
 
 
-NAMES = ["c_bound", "dis", "cctnd+", "cctnd-", "split_kl+"]
+NAMES = ["c_bound", "dis", "cctnd+", "cctnd-", "split_kl+", "split_kl-"]
 SLOW = pytest.mark.slow
 
 
@@ -257,7 +258,12 @@ def test_certified_minimum_is_below_a_multistart_and_its_lower_bound_too(name):
 
 @pytest.mark.parametrize(
     "name",
-    ["cctnd+", "dis", *(pytest.param(n, marks=SLOW) for n in ("c_bound", "cctnd-", "split_kl+"))],
+    [
+        "cctnd+",
+        "dis",
+        "split_kl-",
+        *(pytest.param(n, marks=SLOW) for n in ("c_bound", "cctnd-", "split_kl+")),
+    ],
 )
 def test_a_hundred_voters_on_one_sample_are_certified_within_1e_6(name):
     """The issue's target: 100 voters, one sample (the tandem matrix a Gram matrix):

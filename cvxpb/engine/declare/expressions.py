@@ -853,9 +853,10 @@ class SplitCantelliBelow(Expression):
     function over a convex set): three convex terms, certified by
     :mod:`cvxpb.engine.declare.vertices`.
 
-    Rounded down, ``g`` at the end is returned (at most ``G``). Rounded up, ``g`` at the
-    end where a secant proves ``g`` rising there (then ``G`` is it, by concavity), else
-    ``CC`` at ``U`` of the end and ``R`` of 0, which bounds ``g`` on the whole interval.
+    Where a secant proves ``g`` rising at the end, ``G`` is ``g`` there (by concavity).
+    Elsewhere, rounded down, ``g`` at its peak found by golden sections (at most ``G``);
+    rounded up, ``CC`` at ``U`` of the end and ``R`` of 0, which bounds ``g`` on the whole
+    interval.
 
     Parameters
     ----------
@@ -871,18 +872,31 @@ class SplitCantelliBelow(Expression):
         end = np.clip(np.minimum(T, 2 * L), 0.0, 1.0)
         L, e = np.clip(L, 0.0, 1.0), np.maximum(e, 0.0)
         value = self._g(end, L, e, rounding)
-        if rounding <= 0:
-            return value
         step = np.maximum(1e-7 * end, 1e-12)
         inside = end > step
         before = self._g(np.where(inside, end - step, 0.0), L, e, +1)
         rising = (end == 0) | (inside & (self._g(end, L, e, -1) >= before))
-        far = _SPLIT_BELOW_SIDE._least(
-            _KL_DISTANCE.inverse(end, e, +1),
-            self._level(end, np.minimum(2 * L, 1.0), e, +1),
-            +1,
-        )
-        return np.where(rising, value, np.maximum(value, far))
+        if np.all(rising):
+            return value
+        if rounding > 0:  # g on [0, end] is at most its increasing parts' ends
+            far = _SPLIT_BELOW_SIDE._least(
+                _KL_DISTANCE.inverse(end, e, +1),
+                self._level(end, np.minimum(2 * L, 1.0), e, +1),
+                +1,
+            )
+            return np.where(rising, value, np.maximum(value, far))
+        peak = self._g(self._argmax(end, L, e), L, e, rounding)  # g there is at most G
+        return np.where(rising, value, np.maximum(value, peak))
+
+    def _argmax(self, end, L, e, steps=40):
+        """Where ``g`` peaks on ``[0, end]``, by golden sections (``g`` is concave)."""
+        low, high = np.zeros_like(end), end.copy()
+        ratio = (np.sqrt(5.0) - 1) / 2
+        for _ in range(steps):
+            left, right = high - ratio * (high - low), low + ratio * (high - low)
+            falling = self._g(left, L, e, 0) >= self._g(right, L, e, 0)
+            low, high = np.where(falling, low, left), np.where(falling, right, high)
+        return (low + high) / 2
 
     @staticmethod
     def _level(t, r, e, rounding):

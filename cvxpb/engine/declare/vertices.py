@@ -42,7 +42,9 @@ from cvxpb.engine.declare.polytope import Polytope
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import nudge
 
-STALL = 8  # rounds without the lower bound rising by tol end the search
+STALL = 8  # rounds without the lower bound rising by tol end a search through a minorant
+STALL_EXACT = 40  # ... and one through the terms themselves, whose cuts close the gap in
+# the end: its least vertex can hold for a score of rounds, then jump
 
 
 class VertexSearch(ParetoSearch):
@@ -96,6 +98,8 @@ class VertexSearch(ParetoSearch):
         self.polytope = Polytope(lo, hi)
         for w in self._first_weights():
             self._cut(w)
+        relaxed = any(m is not None for m in self.convex.values())
+        stall = STALL if relaxed else STALL_EXACT
         history = []
         while True:
             best = min(self.solved, key=lambda s: s.value)
@@ -103,8 +107,8 @@ class VertexSearch(ParetoSearch):
             history.append(lower)
             if best.value - lower <= tol or len(self.solved) >= max_solves:
                 break
-            if len(history) > STALL:  # the programs' precision (or a minorant) stalls it
-                if history[-1] - history[-1 - STALL] <= max(tol, (best.value - lower) / 100):
+            if len(history) > stall:  # the programs' precision (or a minorant) stalls it
+                if history[-1] - history[-1 - stall] <= max(tol, (best.value - lower) / 100):
                     break
             if not self._refine(vertex, best):
                 break
