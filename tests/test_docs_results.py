@@ -129,7 +129,7 @@ SUMMARIES = [
                 "test risk sd": ("test risk", "std"),
             },
         )
-        for folder in ("majority_vote", "majority_vote_frontier")
+        for folder in ("majority_vote", "majority_vote_frontier", "majority_vote_held_out")
     ],
 ]
 
@@ -153,7 +153,9 @@ def test_committed_summaries_aggregate_their_raw_rows(folder, raw, table, select
         assert np.allclose(committed[column], scale * expected, rtol=1e-3, equal_nan=True)
 
 
-@pytest.mark.parametrize("folder", ["majority_vote", "majority_vote_frontier"])
+@pytest.mark.parametrize(
+    "folder", ["majority_vote", "majority_vote_frontier", "majority_vote_held_out"]
+)
 def test_majority_vote_wide_tables_are_the_summary_pivoted(folder):
     from cvxpb.app.experiments import majority_vote
 
@@ -312,3 +314,34 @@ def test_majority_vote_pac_bound_2_claims():
     for _, part in three[three["mode"] == "oob"].groupby("bound"):
         assert (part.status == "local").mean() > 0.5
         assert part.gap.max() <= 4e-3
+
+
+def test_majority_vote_held_out_claims():
+    """docs/majority_vote.rst's claims on the newer bounds held out: which are certified
+    in every run and within what gap, the local ones' gaps, which bound is least, and
+    the spreads to CCTND."""
+    folder = RESULTS / "majority_vote_held_out"
+    runs = pd.read_csv(folder / "majority_vote_runs.csv")
+    runs = runs[runs["bound"] != "uniform"]
+    certified = runs[runs["bound"].isin(["cctnd", "split_kl", "unexpected_bernstein"])]
+    assert len(certified) == 105 and set(certified["status"]) == {"optimal"}
+    assert certified["gap"].max() <= 1e-7
+    local = runs[runs["bound"].isin(["ccpbb", "ctd"])]
+    assert set(local["status"]) == {"local"}
+    gaps = local.groupby("bound")["gap"]
+    assert (round(gaps.min()["ccpbb"], 4), round(gaps.max()["ccpbb"], 3)) == (0.0003, 0.028)
+    assert 0.99 < gaps.max()["ctd"] <= 1.0
+    bounds = pd.read_csv(folder / "majority_vote_bounds_wide.csv").set_index("dataset")
+    least = bounds.drop(columns="mode").idxmin(axis=1)
+    assert sorted(least.index[least == "unexpected_bernstein"]) == [
+        "letter",
+        "penbased",
+        "phoneme",
+        "satimage",
+    ]
+    assert sorted(least.index[least == "cctnd"]) == ["mushroom", "spambase", "splice"]
+    above = (bounds["split_kl"] - bounds["cctnd"]).round(4)
+    assert (above.min(), above.max()) == (0.0006, 0.0035)
+    above = (bounds["ccpbb"] - bounds["cctnd"]).round(3)
+    assert (above.min(), above.max()) == (0.009, 0.055)
+    assert bounds.loc["splice", "ctd"] == 1.0

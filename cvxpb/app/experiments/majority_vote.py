@@ -372,14 +372,16 @@ def _plots(table, posteriors, out) -> list:
     fig.savefig(first, dpi=110)
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(7, 4))
-    shown = [k for k in posteriors if k.startswith(f"{names[0]}/oob/")]
+    mode = modes[-1]  # out of bag where it was run, else held out
+    shown = [k for k in posteriors if k.startswith(f"{names[0]}/{mode}/")]
     for key in shown:
         weights = np.sort(np.asarray(posteriors[key]))[::-1]
         ax.plot(np.arange(1, weights.size + 1), weights, label=key.split("/")[-1])
     ax.set_yscale("log")
     ax.set_xlabel("tree, by weight")
     ax.set_ylabel("posterior weight")
-    ax.set_title(f"{names[0]}, out-of-bag: each bound's posterior over the {TREES} trees")
+    where = "out-of-bag" if mode == "oob" else "held-out"
+    ax.set_title(f"{names[0]}, {where}: each bound's posterior over the {TREES} trees")
     ax.legend(fontsize=8)
     fig.tight_layout()
     second = out / "majority_vote_posteriors.png"
