@@ -853,7 +853,8 @@ class SplitCantelliBelow(Expression):
     function over a convex set): three convex terms, certified by
     :mod:`cvxpb.engine.declare.vertices`.
 
-    Where a secant proves ``g`` rising at the end, ``G`` is ``g`` there (by concavity).
+    Where a secant from the end one step on proves ``g`` rising there, every secant
+    before has a greater slope (``g`` is concave), so ``G`` is ``g`` at the end.
     Elsewhere, rounded down, ``g`` at its peak found by golden sections (at most ``G``);
     rounded up, ``CC`` at ``U`` of the end and ``R`` of 0, which bounds ``g`` on the whole
     interval.
@@ -873,12 +874,13 @@ class SplitCantelliBelow(Expression):
         L, e = np.clip(L, 0.0, 1.0), np.maximum(e, 0.0)
         value = self._g(end, L, e, rounding)
         step = np.maximum(1e-7 * end, 1e-12)
-        inside = end > step
-        before = self._g(np.where(inside, end - step, 0.0), L, e, +1)
-        rising = (end == 0) | (inside & (self._g(end, L, e, -1) >= before))
+        ahead = end + step
+        room = ahead <= np.minimum(2 * L, 1.0)  # g is defined a step past the end
+        after = self._g(np.where(room, ahead, end), L, e, -1)
+        rising = (end == 0) | (room & (after >= self._g(end, L, e, +1)))
         if np.all(rising):
             return value
-        if rounding > 0:  # g on [0, end] is at most its increasing parts' ends
+        if rounding > 0:  # g on [0, end] is at most its parts' ends
             far = _SPLIT_BELOW_SIDE._least(
                 _KL_DISTANCE.inverse(end, e, +1),
                 self._level(end, np.minimum(2 * L, 1.0), e, +1),
