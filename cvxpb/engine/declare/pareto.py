@@ -22,8 +22,11 @@ region's lower ends start at the terms' known floors (a rate is at least 0), so 
 boundary never runs where no pair can be. New ``mu`` go next to the edge with the
 least corner, with the ``mu`` at which the best posterior so far is stationary
 (``dG/db / dG/da``), until the two bounds meet within ``tol``; an edge whose corners
-alone keep them apart is cut into more pieces. The vertices are computed in exact
-rational arithmetic and rounded down; the ``c_k`` are rounded down.
+alone keep them apart is cut into more pieces. The ``c_k`` are rounded down; each
+vertex's ``b`` is enclosed by interval arithmetic, and a line whose crossings the
+rounding cannot order is dropped (fewer lines leave a larger region, which still holds
+every pair), so each edge's range of ``b`` holds its true one and every point at which
+``G`` is evaluated is below-left of the boundary point it stands for.
 
 **The lower bounds ``c_k``.** Where ``B`` is a divergence,
 ``min_q' g @ q' + mu B(q')`` has a closed form with a dual certificate
@@ -43,7 +46,6 @@ import math
 import time
 import warnings
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -52,7 +54,7 @@ from cvxpb.engine.declare.newton import minimize_quadratic_kl
 from cvxpb.engine.declare.values import Values
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
-from cvxpb.numerics.tolerances import EPS, nudge
+from cvxpb.numerics.tolerances import EPS, LARGEST, TINY, nudge
 
 PIECES = 256  # each edge of the boundary is cut into this many pieces for its corners
 STALL = 5  # rounds without the lower bound rising by tol (or 1% of the gap) end a search
@@ -536,16 +538,12 @@ class ParetoSearch:
         edge : int
             The index (into the boundary's lines) of the edge it came from.
         """
-        lines = _envelope(
-            [(Fraction(0), Fraction(self.a_lo))]
-            + [
-                (Fraction(s.mu), Fraction(s.lower))
-                for s in self.solved + self.inherited
-                if np.isfinite(s.lower)
-            ]
-        )
+        programs = self.solved + self.inherited
+        lines = [(0.0, float(self.a_lo))]
+        lines += [(float(s.mu), float(s.lower)) for s in programs if np.isfinite(s.lower)]
+        lines, crossings = _envelope(lines)
         self._lines = lines
-        edges = _edges(lines, Fraction(self.b_lo))
+        edges = _edges(lines, crossings, float(self.b_lo))
         fresh = [edge for edge in edges if edge not in self._edge_values]
         if fresh:
             self._edge_values.update(zip(fresh, self._least_corners(fresh), strict=True))
@@ -566,7 +564,7 @@ class ParetoSearch:
             at_ends, values = [], []
         least = dict(zip(at_ends, values, strict=True))
         rest = [k for k in range(len(edges)) if k not in least]
-        spans = [_rounded(edges[k]) for k in rest]
+        spans = [edges[k] for k in rest]
         if spans:
             corners = [self._edge_corners(*span) for span in spans]
             a = np.concatenate([np.atleast_1d(a) for a, _ in corners])
@@ -589,31 +587,43 @@ class ParetoSearch:
 
     def _least_at_ends(self, edges):
         """The least value of ``G``'s concave minorant on each edge ``a = c - mu b``:
-        the lesser of its two ends, computed exactly, rounded down and evaluated
-        rounded down; ``inf`` for an edge wholly below the box's lower ends (no pair
-        lies there). None where the minorant is not proven concave on a box that holds
-        the edges (the box's top is raised to them where they reach past it: a search
-        that goes on from an earlier one's programs, through other minorants, holds the
-        true pairs, which may lie above its own minorants' largest values).
+        the lesser of its two ends, each taken below-left of the true one (the edge's
+        ``b`` range holds the true one) and evaluated rounded down; ``inf`` for an edge
+        wholly below the box's lower ends (no pair lies there). None where the minorant
+        is not proven concave on a box that holds the edges (the box's top is raised to
+        them where they reach past it: a search that goes on from an earlier one's
+        programs, through other minorants, holds the true pairs, which may lie above its
+        own minorants' largest values).
 
         The edges are cut at the box's lower ends (every pair the region holds is
         above them, so its boundary's part below them holds none)."""
         if not edges:
             return []
-        top_a = max(c - mu * lo for mu, c, lo, _ in edges)
-        top_b = max(hi for *_, hi in edges)
-        if not self._concave_up_to(_up(top_a), _up(top_b)):
+        top_a = max(_up(float(c) - _dn(float(mu) * float(lo))) for mu, c, lo, _ in edges)
+        top_b = max(float(hi) for *_, hi in edges)
+        if not self._concave_up_to(top_a, top_b):
             return None
-        lo_a, lo_b = Fraction(self.box.lo[self.A]), Fraction(self.box.lo[self.B])
+        lo_a, lo_b = float(self.box.lo[self.A]), float(self.box.lo[self.B])
         points, inside = [], []
         for mu, c, lo, hi in edges:
-            bottom, top = max(lo, lo_b), min(hi, (c - lo_a) / mu)
-            inside.append(bottom <= top)
-            points += [(c - mu * b, b) for b in (top, bottom)] if bottom <= top else []
+            mu, c, bottom = float(mu), float(c), max(float(lo), lo_b)
+            reach = _dn(_dn(c - lo_a) / mu)  # the line is at a >= lo_a up to here
+            top = min(float(hi), reach)
+            if bottom <= top:  # both ends below-left of the line's points, a >= lo_a
+                # (past ``reach``, up to where the line meets a = lo_a, (lo_a, reach) is
+                # below-left of every point as well)
+                a_top = lo_a if reach < float(hi) else max(lo_a, _dn(c - _up(mu * top)))
+                points += [(a_top, top), (max(lo_a, _dn(c - _up(mu * bottom))), bottom)]
+                inside.append(True)
+            elif bottom <= _up(_up(c - lo_a) / mu):  # perhaps a sliver: below-left of it
+                points += [(lo_a, bottom)] * 2
+                inside.append(True)
+            else:  # wholly below a = lo_a
+                inside.append(False)
         if not points:
             return [np.inf] * len(edges)
-        a = np.maximum([_down(x) for x, _ in points], float(lo_a))
-        b = np.maximum([_down(y) for _, y in points], float(lo_b))
+        a = np.array([x for x, _ in points])
+        b = np.maximum([y for _, y in points], lo_b)
         coordinates = {self.A: a, self.B: b}
         values = self.form.evaluate(Values(coordinates=coordinates, signs=self.signs), -1)
         values = np.broadcast_to(np.asarray(values, dtype=float), a.shape)
@@ -711,50 +721,71 @@ def _corners(mu, c, lo, hi, pieces):
     return a, b[1:]
 
 
-def _rounded(edge):
-    """An edge ``(mu, c, lo, hi)`` in floats, its ends rounded outward."""
-    mu, c, lo, hi = edge
-    return float(mu), float(c), _down(lo), _up(hi)
+def _dn(x: float) -> float:
+    """``x`` moved down past its rounding error (as :func:`nudge`, for one float)."""
+    return x - (16 * EPS * min(abs(x), LARGEST) + TINY)
 
 
-def _down(x: Fraction) -> float:
-    return float(nudge(float(x), -1))
+def _up(x: float) -> float:
+    """``x`` moved up past its rounding error (as :func:`nudge`, for one float)."""
+    return x + (16 * EPS * min(abs(x), LARGEST) + TINY)
 
 
-def _up(x: Fraction) -> float:
-    return float(nudge(float(x), +1))
+def _crossing(first, second):
+    """``(low, high)``: an enclosure of the ``b`` where two lines ``a = c - mu b``
+    meet (the second's ``mu`` the greater), or None where it is not a finite float."""
+    (m1, c1), (m2, c2) = first, second
+    top, width = c2 - c1, m2 - m1
+    top_lo, top_hi, width_lo, width_hi = _dn(top), _up(top), _dn(width), _up(width)
+    if not width_lo > 0 or not math.isfinite(top):
+        return None
+    with np.errstate(over="ignore"):
+        low = top_lo / (width_hi if top_lo >= 0 else width_lo)
+        high = top_hi / (width_lo if top_hi >= 0 else width_hi)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return _dn(low), _up(high)
 
 
 def _envelope(lines):
-    """The lines ``a = c - mu b`` on the upper envelope as ``b`` falls, in order (``mu``
-    ascending), exactly."""
+    """The lines ``a = c - mu b`` on the upper envelope as ``b`` falls (``mu``
+    ascending), and enclosures of the ``b`` where each meets the next.
+
+    A line is kept only where its crossings' enclosures are apart and in order; a
+    line the rounding cannot place is dropped, which leaves a region holding the
+    true one (fewer lines bound less), so every vertex found is a true vertex of it.
+    """
     best: dict = {}
     for mu, c in lines:
         best[mu] = max(c, best.get(mu, c))
     kept: list = []
-    for mu, c in sorted(best.items()):
-        while len(kept) >= 2 and _cross(kept[-1], (mu, c)) >= _cross(kept[-2], kept[-1]):
+    crossings: list = []
+    for line in sorted(best.items()):
+        while kept:
+            crossing = _crossing(kept[-1], line)
+            if crossing is None and (len(kept) == 1 or kept[-1][1] >= line[1]):
+                break  # lines the rounding cannot tell apart: the new one is dropped (the
+                # first, the floor a >= a_lo, always stays)
+            if crossing is not None and (not crossings or crossings[-1][0] > crossing[1]):
+                crossings.append(crossing)
+                kept.append(line)
+                break
             kept.pop()
-        kept.append((mu, c))
-    return kept
+            if crossings:
+                crossings.pop()
+        else:
+            kept.append(line)
+    return kept, crossings
 
 
-def _cross(first, second):
-    """The ``b`` where two lines meet (the second, steeper, is above below it)."""
-    (m1, c1), (m2, c2) = first, second
-    return (c2 - c1) / (m2 - m1)
-
-
-def _edges(lines, b_lo):
-    """``(mu, c, lo, hi)`` per line of the envelope: the ``b`` range where it is the
-    boundary, cut at ``b >= b_lo`` (``hi`` of the first edge is its ``lo``: a ray)."""
+def _edges(lines, crossings, b_lo):
+    """``(mu, c, lo, hi)`` per line of the envelope: a range of ``b`` holding the one
+    where it is the boundary (``lo`` rounded down, ``hi`` up), cut at ``b >= b_lo``
+    (``hi`` of the first edge is its ``lo``: a ray)."""
     edges = []
-    hi = None
     for k, (mu, c) in enumerate(lines):
-        lo = _cross(lines[k], lines[k + 1]) if k + 1 < len(lines) else b_lo
-        lo = max(lo, b_lo)
-        top = lo if hi is None else hi
-        if hi is None or hi > b_lo:
-            edges.append((mu, c, lo, max(top, lo)))
-        hi = lo
+        lo = crossings[k][0] if k < len(crossings) else b_lo
+        hi = crossings[k - 1][1] if k > 0 else lo
+        if k == 0 or hi > b_lo:
+            edges.append((mu, c, max(lo, b_lo), max(hi, lo, b_lo)))
     return edges
