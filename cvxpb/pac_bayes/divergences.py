@@ -445,20 +445,35 @@ class KLDivergence(Divergence):
         lower : float
             The minimum ``-mu log sum p e^(-g/mu)``, rounded down: a proven lower bound.
         """
-        from scipy.special import logsumexp
-
         g = np.asarray(g, dtype=float)
         if mu == 0:
             return _least(g)
         with np.errstate(divide="ignore"):
             logits = np.log(p) - g / mu
-        lse = logsumexp(logits)
+        top = np.max(logits)  # logsumexp as SciPy's, without its checks (a fifth of the time)
+        lse = top + math.log(np.sum(np.exp(logits - top)))
         q = np.exp(logits - lse)
         margin = 8 * EPS * (abs(mu * lse) + np.max(np.abs(g)) + mu * (abs(lse) + math.log(g.size)))
         return q, float(nudge(-mu * lse - margin, -1))
 
     uses_grid = True
     least = 0.0  # Gibbs' inequality
+
+    def largest(self, p) -> float:
+        """The greatest KL from ``p`` over the simplex.
+
+        Parameters
+        ----------
+        p : ndarray of shape (H,)
+            The prior.
+
+        Returns
+        -------
+        float
+            ``-log min p`` (at a vertex), rounded up; ``inf`` where ``p`` has a zero.
+        """
+        with np.errstate(divide="ignore"):
+            return float(nudge(-np.log(np.min(p)), +1))
 
     def concave_bound(self, distance) -> bool:
         return distance.concave_kl_bound

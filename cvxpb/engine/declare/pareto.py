@@ -61,6 +61,10 @@ STALL = 5  # rounds without the lower bound rising by tol (or 1% of the gap) end
 # through a minorant
 MAX_PIECES = 1 << 14  # an edge that could hold the minimum is cut into up to this many
 FIRST_MUS = np.geomspace(1e-8, 1e2, 21)
+# log-distances from the stationary mu of the programs placed around it each round where
+# they have a closed form: lines that close the gap near the minimum in one or two rounds
+CLUSTER = np.array([1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.3])
+POLISH = 4  # programs at most at the best posterior's stationary mu, once certified
 WARM_PRIOR = 1e-6  # the prior's share in a warm start
 ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
 
@@ -118,6 +122,7 @@ class ParetoSearch:
         self.form = bound.bounding_form(+1)  # a minorant of the bound
         self.box = None  # the terms' box, once certifiable() has computed it
         self._concave = None  # whether the form is concave on the box (two terms)
+        self._closed = None  # whether the programs have closed forms (closed_family)
         self.solved: list[Solved] = []
         self.convex = {t: t.minorant(s) for t, s in signs.items()}
         self.convex.update(minorants or {})
@@ -161,6 +166,9 @@ class ParetoSearch:
         rounded up: a convex function's largest value is at a vertex."""
         prior = term.posterior.prior
         minorant = self.convex[term]
+        known = term.largest(self.signs[term]) if minorant is None else None
+        if known is not None:
+            return known
         values = []
         for j in range(prior.size):
             e = np.zeros(prior.size)
@@ -324,8 +332,7 @@ class ParetoSearch:
             self.a_lo, self.b_lo = max(self.a_lo, earlier.a_lo), max(self.b_lo, earlier.b_lo)
             self.inherited = list(earlier.solved) + earlier.inherited
             first = earlier.mus_near_best()
-        for mu in first:
-            self._solve(float(mu))
+        self._solve_all([float(mu) for mu in first])
         relaxed = any(m is not None for m in self.convex.values())
         history = []
         while True:
@@ -339,10 +346,28 @@ class ParetoSearch:
             rise = history[-1] - history[-1 - STALL] if len(history) > STALL else np.inf
             if relaxed and rise <= max(tol, (best.value - lower) / 100):
                 break  # the minorant's own shortfall holds the bounds apart
-            for mu in new:
-                self._solve(mu)
+            self._solve_all(new[: max(max_solves - len(self.solved), 1)])
         best = min(self.solved + self.inherited, key=lambda s: s.value)
+        if self.closed_family:
+            best = self._polished(best, max_solves)
         return best, lower, time.perf_counter() - start
+
+    def _polished(self, best, max_solves):
+        """``best`` improved by programs at the ``mu`` where it is stationary while they
+        lower the bound (a Newton iteration on ``mu``, for programs in closed form:
+        the search stops at ``tol``, these take the bound on to rounding)."""
+        for _ in range(POLISH):
+            slope_a, slope_b = self.slopes(best.q, [self.A, self.B])
+            if len(self.solved) >= max_solves or not (slope_a > 0 and 0 < slope_b < np.inf):
+                break
+            mu = float(slope_b / slope_a)
+            if mu in {s.mu for s in self.solved}:
+                break
+            self._solve_all([mu])
+            if self.solved[-1].value >= best.value:
+                break
+            best = self.solved[-1]
+        return best
 
     def mus_near_best(self, factor=10.0):
         """The ``mu`` of the solved programs near the best posterior's.
@@ -409,6 +434,53 @@ class ParetoSearch:
         weighted = [(term, 1.0)]
         q = self._program(weighted)
         return q, self._frank_wolfe(weighted, q)
+
+    def _solve_all(self, mus):
+        """Solve the scalarized programs at ``mus``: at once for an affine ``A`` and a
+        divergence ``B`` with a closed-form minimum (the Gibbs and chi-squared
+        families), whose bound is then evaluated at all the posteriors' terms in one
+        call; one by one otherwise."""
+        if not self.closed_family:
+            for mu in mus:
+                self._solve(mu)
+            return
+        g = self.signs[self.A] * self.A.gradient(None)
+        found = []
+        for mu in mus:
+            q, lower = self.B.linear_min(g, mu)
+            q = np.maximum(q, 0.0)
+            found.append((mu, q / exact_sum(q), lower))
+        # each oriented term rounded up: the bound, increasing in both, rounded up as
+        # value_at rounds it
+        a = np.array([self.oriented(self.A, q, +1) for _, q, _ in found])
+        b = np.array([self.oriented(self.B, q, +1) for _, q, _ in found])
+        values = self.bound.evaluate(
+            Values(coordinates={self.A: a, self.B: b}, signs=self.signs), +1
+        )
+        values = np.broadcast_to(np.asarray(values, dtype=float), a.shape)
+        for (mu, q, lower), value in zip(found, values, strict=True):
+            self.solved.append(Solved(mu, q, lower, float(value)))
+
+    @property
+    def closed_family(self) -> bool:
+        """Whether the programs are ``A`` affine plus ``mu B``, ``B`` a divergence with a
+        closed-form minimum, and the bound a function of the two alone (no stand-ins)."""
+        if self._closed is None:
+            self._closed = self._is_closed_family()
+        return self._closed
+
+    def _is_closed_family(self) -> bool:
+        A, B = self.A, self.B
+        return (
+            len(self.terms) == 2
+            and not self.replace
+            and self.convex[A] is None
+            and self.convex[B] is None
+            and A.curvature == "affine"
+            and self.signs[B] > 0
+            and B.closed_form_min
+            and set(self.bound.leaves()) == {A, B}
+        )
 
     def _solve(self, mu):
         q, lower = self._scalarized(mu)
@@ -704,7 +776,10 @@ class ParetoSearch:
             new.append(FIRST_MUS[0])
         slope_a, slope_b = self.slopes(best.q, [self.A, self.B])
         if slope_a > 0 and 0 < slope_b < np.inf:
-            new.append(float(slope_b / slope_a))
+            stationary = slope_b / slope_a
+            new.append(float(stationary))
+            if self.closed_family:  # programs cost next to nothing: a cluster around it
+                new += [float(stationary * np.exp(x)) for x in np.r_[-CLUSTER, CLUSTER]]
         known = {s.mu for s in self.solved}
         return list(dict.fromkeys(mu for mu in new if mu not in known))
 

@@ -222,6 +222,28 @@ class Term(Expression):
         """
         return None
 
+    def largest(self, sign: int):
+        """The oriented core's largest value on the simplex, where one vertex tells it.
+
+        Parameters
+        ----------
+        sign : {-1, 1}
+            The orientation.
+
+        Returns
+        -------
+        float or None
+            ``max sign * core`` rounded up: for an affine core its value at the vertex
+            where ``sign * gradient`` is greatest. None where every vertex would have to
+            be evaluated.
+        """
+        if self.curvature != "affine":
+            return None
+        g = sign * np.asarray(self.gradient(None), dtype=float)
+        vertex = np.zeros(g.size)
+        vertex[int(np.argmax(g))] = 1.0
+        return float(nudge(sign * self.core(vertex, sign), +1))
+
     def quadratic(self):
         """The core as a quadratic, for the Newton solver.
 
@@ -796,6 +818,12 @@ class DivergenceTerm(Term):
 
     def expr(self, q):
         return self.measure.expr(q, self.prior)
+
+    def largest(self, sign: int):
+        # the divergence's own largest value over the vertices where it has one
+        if sign > 0 and hasattr(self.measure, "largest"):
+            return self.measure.largest(self.prior)
+        return None
 
     def linear_min(self, g, mu):
         """Minimize ``g @ q + mu core(q)`` over the simplex in closed form.
