@@ -27,7 +27,7 @@ whatever ``q`` this returns (:mod:`cvxpb.engine.declare.pareto`).
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg.lapack import dpotrf, dpotrs
 from scipy.special import rel_entr
 
 from cvxpb.numerics.tolerances import EPS
@@ -118,7 +118,8 @@ def _direction(S, b, mu, prior, q):
     on = np.flatnonzero(q > 0)
     root = np.sqrt(q[on])
     g = _gradient(S, b, mu, prior, q)[on]
-    scaled = root[:, None] * S[np.ix_(on, on)] * root[None, :]
+    part = S if on.size == q.size else S[np.ix_(on, on)]  # no copy on a full support
+    scaled = part * np.outer(root, root)
     scaled[np.diag_indices_from(scaled)] += mu
     y = _constrained_solve(scaled, -root * g, root)
     if y is None:
@@ -133,13 +134,12 @@ def _constrained_solve(A, r, c):
     """``y`` with ``A y + lam c = r`` and ``c @ y = 0``: by one Cholesky factor of ``A``
     (``y = u - (c @ u / c @ v) v`` with ``A u = r``, ``A v = c``) where ``A`` is positive
     definite, else by the bordered system; ``None`` if that is singular."""
-    try:
-        factor = cho_factor(A, check_finite=False)
-        u, v = cho_solve(factor, np.column_stack([r, c]), check_finite=False).T
-        if c @ v > 0:
+    factor, info = dpotrf(A, lower=1, clean=0)  # LAPACK itself: a third less overhead
+    if info == 0:
+        solved, info = dpotrs(factor, np.column_stack([r, c]), lower=1)
+        u, v = solved.T
+        if info == 0 and c @ v > 0:
             return u - (c @ u) / (c @ v) * v
-    except LinAlgError:
-        pass
     size = A.shape[0]
     system = np.zeros((size + 1, size + 1))
     system[:size, :size] = A

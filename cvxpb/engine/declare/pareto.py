@@ -323,16 +323,17 @@ class ParetoSearch:
         """
         start = time.perf_counter()
         self.tol = tol
-        # the region's lower ends, at least the terms' known floors: the region then
-        # holds the floors' faces, and its boundary stays where the terms can be
-        self.a_lo = self._floored(self.A, self._least(self.A))
-        self.b_lo = self._floored(self.B, self._least(self.B))
         first = self._first_mus() if first is None else first
         if earlier is not None:
-            self.a_lo, self.b_lo = max(self.a_lo, earlier.a_lo), max(self.b_lo, earlier.b_lo)
             self.inherited = list(earlier.solved) + earlier.inherited
             first = earlier.mus_near_best()
         self._solve_all([float(mu) for mu in first])
+        # the region's lower ends, at least the terms' known floors: the region then
+        # holds the floors' faces, and its boundary stays where the terms can be
+        self.a_lo = self._floored(self.A, self._least_seen(self.A))
+        self.b_lo = self._floored(self.B, self._least_seen(self.B))
+        if earlier is not None:
+            self.a_lo, self.b_lo = max(self.a_lo, earlier.a_lo), max(self.b_lo, earlier.b_lo)
         relaxed = any(m is not None for m in self.convex.values())
         history = []
         while True:
@@ -420,6 +421,22 @@ class ParetoSearch:
         """A lower bound on the oriented term over the simplex."""
         return self._alone(term)[1]
 
+    def _least_seen(self, term) -> float:
+        """A lower bound on the oriented term over the simplex: in closed form where it
+        has one; else the Frank-Wolfe bound at the solved program's posterior that
+        weighs the other term least (``mu`` at most ``FIRST_MUS[0]`` for ``A``, at
+        least ``FIRST_MUS[-1]`` for ``B``: within ``mu log H`` of the term's own least
+        value), where there is one; else the term's own program's (:meth:`_least`)."""
+        if (self.signs[term] > 0 and term.closed_form_min) or term.curvature == "affine":
+            return self._least(term)
+        if term is self.A:
+            near = [s for s in self.solved if s.mu <= FIRST_MUS[0]]
+        else:
+            near = [s for s in self.solved if s.mu >= FIRST_MUS[-1]]
+        if not near:
+            return self._least(term)
+        return max(self._frank_wolfe([(term, 1.0)], s.q) for s in near)
+
     def _alone(self, term):
         """``(q, lower)``: a posterior near the oriented term's minimum and a lower bound
         on it (closed form for divergences and affine terms, else Clarabel and
@@ -441,7 +458,7 @@ class ParetoSearch:
         families), whose bound is then evaluated at all the posteriors' terms in one
         call; one by one otherwise."""
         if not self.closed_family:
-            for mu in mus:
+            for mu in sorted(mus, reverse=True):  # from the prior's end: warm starts
                 self._solve(mu)
             return
         g = self.signs[self.A] * self.A.gradient(None)
@@ -567,7 +584,7 @@ class ParetoSearch:
             sign = 1 if minorant is not None else self.signs[term]
             S += w * sign * parts[0]
             b += w * sign * parts[1]
-        start = self._warm_start(entropic[0]) if len(weighted) > 1 else prior
+        start = self._warm_start(entropic[0])
         return minimize_quadratic_kl(S, b, entropic[0], prior, start)
 
     def _warm_start(self, mu):
