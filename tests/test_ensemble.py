@@ -183,3 +183,25 @@ def test_a_fit_declares_only_its_bound_and_the_rest_when_read():
         declared["no_such_bound"]
     again = pickle.loads(pickle.dumps(model))
     assert again.solve_bound("first_order").bound == model.solve_bound("first_order").bound
+
+
+def test_a_bound_at_a_posterior_is_its_declarations_value_there():
+    """``bound_at`` against the declared bound's own value at the posterior (the fitted
+    one by default, the uniform one as given, a union's least part for CCTND), and a
+    ValueError naming the argument for an unknown bound or a posterior of the wrong
+    size."""
+    from cvxpb import Minimize
+
+    X, y = _binary()
+    forest = RandomForestClassifier(n_estimators=8, random_state=0)
+    model = MajorityVoteClassifier(forest, bound="tnd", validation="split").fit(X, y)
+    uniform = np.full(8, 1 / 8)
+    assert model.bound_at("tnd") == Minimize(model.declarations_["tnd"]).value_at(model.posterior_)
+    assert model.bound_at("tnd") == model.result_.bound
+    assert model.bound_at("first_order", uniform) == model.bounds_["first_order"]["at_uniform"]
+    parts = model.declarations_["cctnd"]
+    assert model.bound_at("cctnd", uniform) == min(Minimize(p).value_at(uniform) for p in parts)
+    with pytest.raises(ValueError, match="bound"):
+        model.bound_at("nope")
+    with pytest.raises(ValueError, match="posterior"):
+        model.bound_at("tnd", np.full(7, 1 / 7))

@@ -87,3 +87,41 @@ def test_the_command_line_prints_and_writes_the_comparison(tmp_path, capsys):
     assert written.loc[1, "published"] == 0.0353
     risks = pd.read_csv(tmp_path / "majority_vote_published_risks.csv")
     assert risks["bound"].tolist() == ["uniform", "tnd"]  # the posteriors this run has
+
+
+def test_bounds_at_the_uniform_posterior_beside_masegosa_et_al():
+    """The bounds at the uniform posterior beside Masegosa et al.'s (2020): the rows
+    both have (out of bag only, none where they report nothing, as for satimage's
+    two-class bounds, and none where our value is missing, as in runs written before
+    the column), the difference in their combined deviation, and the source named."""
+    table = _summary(
+        [
+            ("satimage", "oob", "first_order", 0.1, 0.0),
+            ("satimage", "oob", "c_bound", 0.2, 0.0),  # two classes only: not theirs
+            ("satimage", "split", "tnd", 0.3, 0.0),  # held out: not their setting
+            ("mushroom", "oob", "dis", 0.2, 0.0),
+            ("mushroom", "oob", "tnd", 0.2, 0.0),
+        ]
+    )
+    table["at uniform"] = [0.41, 0.5, 0.6, 0.018, np.nan]
+    table["at uniform sd"] = [0.003, 0.0, 0.0, 0.001, np.nan]
+    beside = published.beside_published(table, "at uniform")
+    assert beside[["dataset", "bound"]].values.tolist() == [
+        ["satimage", "first_order"],
+        ["mushroom", "dis"],
+    ]
+    first = beside.iloc[0]
+    assert (first["published"], first["published sd"]) == (0.40328, 0.00413)
+    assert first["in sd"] == pytest.approx((0.41 - 0.40328) / (0.003**2 + 0.00413**2) ** 0.5)
+    assert (first["same data"], beside.iloc[1]["same data"]) == ("yes", "no")
+    assert "Masegosa et al. (2020)" in published.SOURCES["at uniform"]
+    assert set(published.SOURCES) == set(published.PUBLISHED)
+
+
+def test_every_uniform_row_is_a_keel_dataset_with_a_number_per_bound_or_none():
+    from cvxpb.app.datasets import KEEL
+
+    for name, values in published.MASEGOSA_2020_UNIFORM.items():
+        assert name in KEEL and len(values) == len(published.UNIFORM_BOUNDS)
+        means = {b: v[0] for b, v in zip(published.UNIFORM_BOUNDS, values, strict=True) if v}
+        assert means["first_order"] < means["tnd"] <= means["ctd"] <= 1  # as they report

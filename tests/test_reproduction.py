@@ -1053,3 +1053,32 @@ def test_wu_2021_test_risks():
             assert gap.max().round(4) == 0.0024
     assert (round(min(ratios["lambda"]), 1), round(max(ratios["lambda"]), 1)) == (1.6, 5.2)
     assert (round(min(ratios["second"]), 2), round(max(ratios["second"]), 2)) == (0.92, 1.06)
+
+
+def test_masegosa_2020_uniform_posterior():
+    """The bounds at the uniform posterior beside Masegosa et al.'s (2020): the
+    committed comparison is the one the committed runs give; on satimage (same rows)
+    first order, TND and CTD within 0.30 combined deviations (CTD 1 in both); on
+    mushroom (other rows, fewer examples per pair) every bound of ours higher."""
+    from cvxpb.app.experiments import majority_vote
+    from cvxpb.app.experiments.published import beside_published
+
+    folder = RESULTS / "majority_vote_uniform"
+    runs = pd.read_csv(folder / "majority_vote_runs.csv")
+    runs["status"] = runs["status"].fillna("")
+    derived = beside_published(majority_vote.summary(runs), "at uniform")
+    table = pd.read_csv(folder / "majority_vote_published_uniform.csv")
+    assert table[["dataset", "bound"]].equals(derived[["dataset", "bound"]])
+    numbers = ["cvxpb", "cvxpb sd", "published", "published sd", "difference"]
+    assert np.allclose(table[numbers], derived[numbers], atol=5e-5)
+    table = table.set_index(["dataset", "bound"])
+    satimage = table.xs("satimage")
+    assert satimage.index.tolist() == ["first_order", "tnd", "ctd"]
+    assert satimage["cvxpb"].tolist() == [0.4047, 0.5094, 1.0]
+    assert satimage["in sd"].abs().max().round(2) == 0.30
+    assert (runs[(runs.dataset == "satimage") & (runs.bound == "ctd")]["at uniform"] == 1).all()
+    mushroom = table.xs("mushroom")
+    assert len(mushroom) == 6 and (mushroom["difference"] > 0).all()
+    assert mushroom["cvxpb"].tolist() == [0.0112, 0.0241, 0.0688, 0.0504, 0.0568, 0.0243]
+    pairs = runs[(runs.dataset == "mushroom") & (runs.bound == "tnd")]["n"]
+    assert (pairs.min(), pairs.max()) == (535, 551)

@@ -276,8 +276,8 @@ def _add_majority_vote(which) -> None:
         "Majority-vote bounds for random forests on KEEL data (first order, tandem, the "
         "Chebyshev-Cantelli bounds CCTND, split-kl, unexpected Bernstein and CCPBB, the "
         "C-tandem bound CTD, PAC-Bayes-lambda, C-bound, DIS), each minimized over the trees' "
-        "weights; out of bag, beside Wu et al.'s (2021) published values where they report "
-        "the dataset",
+        "weights; out of bag, beside Wu et al.'s (2021) published values, and the bounds at "
+        "the uniform posterior beside Masegosa et al.'s (2020), where they report the dataset",
     )
     mv.add_argument(
         "--dataset",

@@ -557,7 +557,7 @@ def cmd_majority_vote(args) -> int:
     """
     from cvxpb.app.datasets import KEEL
     from cvxpb.app.experiments import majority_vote as experiment
-    from cvxpb.app.experiments.published import beside_published
+    from cvxpb.app.experiments.published import SOURCES, beside_published
 
     _check_output(args)
     names = _dataset_names(args.dataset, experiment.DATASETS, word="table")
@@ -589,10 +589,10 @@ def cmd_majority_vote(args) -> int:
         "\nstatuses: "
         + "; ".join(f"{b}: {','.join(sorted(set(','.join(s).split(','))))}" for b, s in statuses)
     )
-    for column in ("bound value", "test risk"):
+    for column, source in SOURCES.items():
         published = beside_published(table, column)
         if len(published):
-            print(f"\n{column} out of bag beside Wu et al. (2021), mean (sd) over their 10 splits:")
+            print(f"\n{column} out of bag beside {source}:")
             print(published.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     _written_to(args)
     return 0

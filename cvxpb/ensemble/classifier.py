@@ -36,7 +36,7 @@ from cvxpb.engine.declare.problem import Minimize
 from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.pairs import PairErrors
-from cvxpb.validation import check_choice, check_delta
+from cvxpb.validation import check_choice, check_delta, check_distribution
 
 BOUNDS = (
     "first_order",
@@ -259,6 +259,27 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         if bound == self.bound:
             return self.result_
         return _minimize(self.declarations_[bound])
+
+    def bound_at(self, bound: str, posterior=None) -> float:
+        """One of the bounds that apply, at a posterior (no search).
+
+        Parameters
+        ----------
+        bound : str
+            One of ``bounds_``'s keys.
+        posterior : array_like of shape (n_voters,), optional
+            The voters' weights; ``posterior_`` by default.
+
+        Returns
+        -------
+        float
+            The bound there, rounded up (of a union over shifts, the least part's).
+        """
+        check_is_fitted(self, "posterior_")
+        check_choice(bound, "bound", tuple(self.declarations_))
+        q = self.posterior_ if posterior is None else posterior
+        q = check_distribution(q, self.posterior_.size, "posterior")
+        return _value_at(self.declarations_[bound], q)
 
     @property
     def bounds_(self) -> dict:

@@ -247,7 +247,8 @@ def _newton_bracket_lower(p, eps):
     tests (``lo`` surely at or above ``eps`` despite rounding, ``hi`` not), else all of
     ``[0, p]``."""
     guess, error = kl_inv_lower_newton(p, eps)
-    with np.errstate(divide="ignore", invalid="ignore"):  # kl's rounding allowance, in r
+    # kl's rounding allowance, in r (a guess at 0 divides by 0, a tiny one overflows)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         slope = np.where(p > guess, (p - guess) / (guess * (1 - guess)), np.inf)
         allowance = np.nan_to_num(2 * (64 * EPS * eps + 1e-300) / slope)
     margin = _newton_margin(guess, error) + allowance

