@@ -965,19 +965,28 @@ def test_sahu_h1990_run_times_are_the_committed_ones():
     assert round((1990 / 500) ** 3) == 63
 
 
-def _wu_2021():
-    """The committed comparison, after checking it is the one the committed runs give."""
+def _committed_beside(folder, column, name, numbers):
+    """The runs under ``folder`` and their committed comparison ``name`` (of ``column``
+    beside the published numbers), after checking it is the one the runs give."""
     from cvxpb.app.experiments import majority_vote
     from cvxpb.app.experiments.published import beside_published
 
-    folder = RESULTS / "majority_vote_frontier"
+    folder = RESULTS / folder
     runs = pd.read_csv(folder / "majority_vote_runs.csv")
     runs["status"] = runs["status"].fillna("")
-    derived = beside_published(majority_vote.summary(runs))
-    table = pd.read_csv(folder / "majority_vote_published.csv")
-    numbers = ["cvxpb", "cvxpb sd", "published", "published sd", "difference", "in sd"]
+    derived = beside_published(majority_vote.summary(runs), column)
+    table = pd.read_csv(folder / name)
     assert table[["dataset", "bound"]].equals(derived[["dataset", "bound"]])
     assert np.allclose(table[numbers], derived[numbers], atol=5e-5)
+    return runs, table
+
+
+def _wu_2021():
+    """The committed comparison, after checking it is the one the committed runs give."""
+    numbers = ["cvxpb", "cvxpb sd", "published", "published sd", "difference", "in sd"]
+    runs, table = _committed_beside(
+        "majority_vote_frontier", "bound value", "majority_vote_published.csv", numbers
+    )
     return runs, table.set_index(["dataset", "bound"])
 
 
@@ -1029,16 +1038,9 @@ def test_wu_2021_test_risks():
     """The votes' test risks beside Wu et al.'s: within 0.52 combined deviations on the
     data both have; the lambda posterior's vote 1.6 to 5.2 times the uniform vote's risk
     and the second-order posteriors' 0.92 to 1.06 times, in both."""
-    from cvxpb.app.experiments import majority_vote
-    from cvxpb.app.experiments.published import beside_published
-
-    folder = RESULTS / "majority_vote_frontier"
-    runs = pd.read_csv(folder / "majority_vote_runs.csv")
-    runs["status"] = runs["status"].fillna("")
-    derived = beside_published(majority_vote.summary(runs), "test risk")
-    table = pd.read_csv(folder / "majority_vote_published_risks.csv")
-    assert table[["dataset", "bound"]].equals(derived[["dataset", "bound"]])
-    assert np.allclose(table["cvxpb"], derived["cvxpb"], atol=5e-5)
+    _, table = _committed_beside(
+        "majority_vote_frontier", "test risk", "majority_vote_published_risks.csv", ["cvxpb"]
+    )
     same = table[table["same data"] == "yes"].set_index(["dataset", "bound"])
     assert same["in sd"].abs().max().round(2) == 0.52
     ratios = {"lambda": [], "second": []}
@@ -1060,17 +1062,10 @@ def test_masegosa_2020_uniform_posterior():
     committed comparison is the one the committed runs give; on satimage (same rows)
     first order, TND and CTD within 0.30 combined deviations (CTD 1 in both); on
     mushroom (other rows, fewer examples per pair) every bound of ours higher."""
-    from cvxpb.app.experiments import majority_vote
-    from cvxpb.app.experiments.published import beside_published
-
-    folder = RESULTS / "majority_vote_uniform"
-    runs = pd.read_csv(folder / "majority_vote_runs.csv")
-    runs["status"] = runs["status"].fillna("")
-    derived = beside_published(majority_vote.summary(runs), "at uniform")
-    table = pd.read_csv(folder / "majority_vote_published_uniform.csv")
-    assert table[["dataset", "bound"]].equals(derived[["dataset", "bound"]])
     numbers = ["cvxpb", "cvxpb sd", "published", "published sd", "difference"]
-    assert np.allclose(table[numbers], derived[numbers], atol=5e-5)
+    runs, table = _committed_beside(
+        "majority_vote_uniform", "at uniform", "majority_vote_published_uniform.csv", numbers
+    )
     table = table.set_index(["dataset", "bound"])
     satimage = table.xs("satimage")
     assert satimage.index.tolist() == ["first_order", "tnd", "ctd"]
