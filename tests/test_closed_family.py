@@ -84,3 +84,60 @@ def test_the_kl_divergences_largest_value_is_its_greatest_vertex():
     assert K.largest(-1) is None
     zero = terms.divergence_term(pb.Posterior(np.array([0.5, 0.5, 0.0])), "kl")
     assert zero.largest(+1) == np.inf
+
+
+def test_a_quadratic_forms_largest_value_is_its_greatest_diagonal_entry_where_convex():
+    """A tandem risk on one sample (a Gram matrix, convex): its largest value from the
+    diagonal is at least the greatest vertex value (exact), at most its rounded-up
+    core there, and bounds the form at 2000 random posteriors; a disagreement (concave)
+    taken with sign -1 likewise; and none where the oriented form needs a minorant
+    (pairwise estimates, or the wrong direction)."""
+    from cvxpb.ensemble import bounds as mv
+
+    rng = np.random.default_rng(4)
+    errors = (rng.uniform(size=(120, 9)) < rng.uniform(0.1, 0.5, 9)).astype(float)
+    q = pb.Posterior.uniform(9)
+    T = next(t for t in pb.Minimize(mv.tandem(q, errors, delta=0.05)).terms if "tandem" in t.name)
+    exact = max(float(e @ T.matrix @ e) for e in np.eye(9))  # one product each: exact
+    assert exact <= T.largest(+1) <= max(T.core(e, +1) for e in np.eye(9))
+    assert T.largest(+1) == pytest.approx(exact, rel=1e-14)
+    draws = rng.dirichlet(np.full(9, 0.3), 2000)
+    assert max(T.core(d, 0) for d in draws) <= T.largest(+1)
+    assert T.largest(-1) is None  # -T is concave: a minorant stands in
+    votes = rng.integers(0, 2, size=(120, 9)) * 2 - 1
+    c_bound = pb.Minimize(mv.c_bound(q, errors.mean(axis=0), 120, votes))
+    D = next(t for t in c_bound.terms if "disagreement" in t.name)
+    assert c_bound.signs[D] == -1 and D.minorant(-1) is None  # concave, as it enters
+    exact = max(-float(e @ D.matrix @ e) for e in np.eye(9))
+    assert exact <= D.largest(-1) <= max(-D.core(e, -1) for e in np.eye(9))
+    pairwise = terms.PairwiseLoss(q, T.matrix, "pairwise")  # no factor: estimates
+    assert pairwise.largest(+1) is None
+
+
+def test_a_convex_stand_ins_largest_value_is_its_greatest_vertex():
+    """The shifted minorant of a pairwise matrix (and the minorant made tight at a
+    posterior) and a tangent majorant: the largest value from their diagonals is at
+    least the greatest vertex value in exact arithmetic, within 1e-14 of it, and at
+    least the stand-in at 2000 random posteriors; none for a decreasing orientation."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(5)
+    errors = (rng.uniform(size=(80, 7)) < rng.uniform(0.1, 0.5, 7)).astype(float)
+    seen = rng.uniform(size=(80, 7)) < 0.6
+    q = pb.Posterior.uniform(7)
+    both = seen.T.astype(float) @ seen  # each pair's errors on the examples both saw
+    pairwise = ((errors * seen).T @ (errors * seen)) / np.maximum(both, 1)
+    form = terms.PairwiseLoss(q, pairwise, "pairwise")
+    at = rng.dirichlet(np.ones(7))
+    draws = rng.dirichlet(np.full(7, 0.3), 2000)
+    for stand_in in (form.minorant(+1), form.minorant(+1, at=at), form.majorant(-1, at)):
+        exact = max(
+            Fraction(float(stand_in.matrix[j, j]))
+            + Fraction(float(stand_in.linear[j]))
+            + Fraction(stand_in.constant)
+            for j in range(7)
+        )
+        largest = stand_in.largest(+1)
+        assert Fraction(largest) >= exact and largest == pytest.approx(float(exact), abs=1e-14)
+        assert max(stand_in.core(d, 0) for d in draws) <= largest
+        assert stand_in.largest(-1) is None

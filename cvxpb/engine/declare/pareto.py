@@ -166,7 +166,7 @@ class ParetoSearch:
         rounded up: a convex function's largest value is at a vertex."""
         prior = term.posterior.prior
         minorant = self.convex[term]
-        known = term.largest(self.signs[term]) if minorant is None else None
+        known = term.largest(self.signs[term]) if minorant is None else minorant.largest(+1)
         if known is not None:
             return known
         values = []

@@ -370,6 +370,13 @@ class QuadraticForm(Term):
             cache[sign] = ShiftedQuadratic(self, sign)
         return cache[sign]
 
+    def largest(self, sign: int):
+        # where the oriented form is convex (no minorant), its largest value on the simplex
+        # is at a vertex e_j, where it is sign * M_jj exactly
+        if self.minorant(sign) is not None:
+            return None
+        return float(nudge(np.max(sign * np.diag(self.matrix)), +1))
+
     def majorant(self, sign, at):
         """The convex majorant of ``sign * q @ M @ q`` touching it at ``at``.
 
@@ -507,6 +514,16 @@ class ConvexQuadratic(Term):
 
     def gradient(self, q):
         return 2 * self.matrix @ q + self.linear
+
+    def largest(self, sign: int):
+        # convex: the largest value on the simplex is at a vertex e_j, where the core is
+        # matrix_jj + linear_j + constant (two additions: within eps of their sizes)
+        if sign < 0:
+            return None
+        diagonal = np.diag(self.matrix)
+        values = diagonal + self.linear + self.constant
+        sizes = np.abs(diagonal) + np.abs(self.linear) + abs(self.constant)
+        return float(nudge(np.max(values + 4 * EPS * sizes), +1))
 
     def quadratic(self):
         return 2 * self.matrix, self.linear
