@@ -266,6 +266,22 @@ def _plain(p, eps) -> bool:
     return np.ndim(p) == 0 and np.ndim(eps) == 0 and 0 <= p <= 1 and 0 <= eps < math.inf
 
 
+SMALL = 32  # arrays of at most this many plain points go through the float path point by
+# point: the same bits, and up to ten times faster than the array path's many small steps
+
+
+def _pointwise(p, eps) -> bool:
+    """Whether the broadcast ``p``, ``eps`` are few plain points (:func:`_plain` each)."""
+    return 0 < p.size <= SMALL and bool(np.all((p >= 0) & (p <= 1) & (eps >= 0) & (eps < math.inf)))
+
+
+def _point_by_point(function, p, eps, *args):
+    """``function``'s two results at each point, as two arrays of ``p``'s shape."""
+    points = zip(p.ravel(), eps.ravel(), strict=True)
+    pairs = [function(float(a), float(b), *args) for a, b in points]
+    return tuple(np.array(part, dtype=float).reshape(p.shape) for part in zip(*pairs, strict=True))
+
+
 def _upper_newton_scalar(p, eps, max_iter):
     """:func:`kl_inv_upper_newton` at one point, in floats: the same start, steps and
     stopping rules, and numpy's ``expm1`` and ``log1p``, so the same bits."""
@@ -338,6 +354,8 @@ def kl_inv_upper_bracket(p, eps):
     p, eps = _check(p, eps)
     if _plain(p, eps):
         return tuple(np.asarray(x) for x in _upper_bracket_scalar(float(p), float(eps)))
+    if _pointwise(p, eps):
+        return _point_by_point(_upper_bracket_scalar, p, eps)
     lo, hi = _bisect(p, eps, *_newton_bracket(p, eps), verified_high=True)
     exact = (eps == 0) | (p == 1)
     lo, hi = np.where(exact, p, lo), np.where(exact, p, hi)
@@ -451,6 +469,8 @@ def kl_inv_upper_newton(p, eps, max_iter: int = 60):
     if _plain(p, eps):
         return tuple(np.asarray(x) for x in _upper_newton_scalar(float(p), float(eps), max_iter))
     p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(eps, dtype=float))
+    if _pointwise(p, eps):
+        return _point_by_point(_upper_newton_scalar, p, eps, max_iter)
     shape = p.shape
     p, eps = np.atleast_1d(p).astype(float), np.atleast_1d(eps).astype(float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):

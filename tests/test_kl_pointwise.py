@@ -1,0 +1,41 @@
+"""Few points of the upper kl inverse go through the float path point by point
+(``cvxpb.numerics.kl.SMALL``): bit for bit what the array path gives."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cvxpb.numerics import kl
+
+risks = st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.0, 1.0, 5e-324, 1e-300, 0.5]))
+sides = st.one_of(st.floats(0.0, 50.0), st.sampled_from([0.0, 1e-300, 1e-12, 700.0]))
+points = st.lists(st.tuples(risks, sides), min_size=1, max_size=kl.SMALL)
+
+
+@settings(max_examples=300, deadline=None)
+@given(points)
+def test_point_by_point_is_the_array_paths_bits(points_and_sides):
+    p, eps = (np.array(x) for x in zip(*points_and_sides, strict=True))
+    by_point = kl.kl_inv_upper_newton(p, eps), kl.kl_inv_upper_bracket(p, eps)
+    small, kl.SMALL = kl.SMALL, 0  # the array path itself
+    try:
+        as_array = kl.kl_inv_upper_newton(p, eps), kl.kl_inv_upper_bracket(p, eps)
+    finally:
+        kl.SMALL = small
+    for ours, theirs in zip(by_point, as_array, strict=True):
+        for a, b in zip(ours, theirs, strict=True):
+            assert a.shape == b.shape == p.shape
+            np.testing.assert_array_equal(a, b)
+
+
+def test_a_point_that_is_not_plain_takes_the_array_path():
+    """An infinite side (the inverse is 1) or a NaN among few points: the array path's
+    own handling, not the float path's."""
+    hi = kl.kl_inv_upper_bracket(np.array([0.1, 0.2]), np.array([0.01, np.inf]))[1]
+    assert hi[1] == 1.0 and 0.1 < hi[0] < 1.0
+    r, _ = kl.kl_inv_upper_newton(np.array([0.1, np.nan]), np.array([0.01, 0.01]))
+    assert np.isnan(r[1]) and 0.1 < r[0] < 1.0
+    assert kl.kl_inv_upper_newton(np.zeros((2, 3)), np.full((2, 3), 0.1))[0].shape == (2, 3)
+    with pytest.raises(ValueError, match="eps"):
+        kl.kl_inv_upper_bracket(np.array([0.1]), np.array([-1.0]))
