@@ -54,7 +54,7 @@ from cvxpb.engine.declare.newton import minimize_quadratic_kl
 from cvxpb.engine.declare.values import Values
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
-from cvxpb.numerics.tolerances import EPS, LARGEST, TINY, nudge
+from cvxpb.numerics.tolerances import EPS, nudge, nudge_float
 
 PIECES = 256  # each edge of the boundary is cut into this many pieces for its corners
 STALL = 5  # rounds without the lower bound rising by tol (or 1% of the gap) end a search
@@ -427,8 +427,9 @@ class ParetoSearch:
         weighs the other term least (``mu`` at most ``FIRST_MUS[0]`` for ``A``, at
         least ``FIRST_MUS[-1]`` for ``B``: within ``mu log H`` of the term's own least
         value), where there is one; else the term's own program's (:meth:`_least`)."""
-        if (self.signs[term] > 0 and term.closed_form_min) or term.curvature == "affine":
-            return self._least(term)
+        closed = self._closed_alone(term)
+        if closed is not None:
+            return closed[1]
         if term is self.A:
             near = [s for s in self.solved if s.mu <= FIRST_MUS[0]]
         else:
@@ -441,6 +442,15 @@ class ParetoSearch:
         """``(q, lower)``: a posterior near the oriented term's minimum and a lower bound
         on it (closed form for divergences and affine terms, else Clarabel and
         Frank-Wolfe)."""
+        closed = self._closed_alone(term)
+        if closed is not None:
+            return closed
+        weighted = [(term, 1.0)]
+        q = self._program(weighted)
+        return q, self._frank_wolfe(weighted, q)
+
+    def _closed_alone(self, term):
+        """:meth:`_alone` in closed form (a divergence, an affine term), else None."""
         zeros = np.zeros(term.posterior.size)
         if self.signs[term] > 0 and term.closed_form_min:
             return term.linear_min(zeros, 1.0)
@@ -448,9 +458,7 @@ class ParetoSearch:
             g = self.signs[term] * term.gradient(zeros)
             vertex = (g == g.min()).astype(float)
             return vertex / vertex.sum(), float(nudge(np.min(g), -1))
-        weighted = [(term, 1.0)]
-        q = self._program(weighted)
-        return q, self._frank_wolfe(weighted, q)
+        return None
 
     def _solve_all(self, mus):
         """Solve the scalarized programs at ``mus``: at once for an affine ``A`` and a
@@ -461,12 +469,7 @@ class ParetoSearch:
             for mu in sorted(mus, reverse=True):  # from the prior's end: warm starts
                 self._solve(mu)
             return
-        g = self.signs[self.A] * self.A.gradient(None)
-        found = []
-        for mu in mus:
-            q, lower = self.B.linear_min(g, mu)
-            q = np.maximum(q, 0.0)
-            found.append((mu, q / exact_sum(q), lower))
+        found = [(mu, *self._program_at(mu)) for mu in mus]
         # each oriented term rounded up: the bound, increasing in both, rounded up as
         # value_at rounds it
         a = np.array([self.oriented(self.A, q, +1) for _, q, _ in found])
@@ -500,10 +503,14 @@ class ParetoSearch:
         )
 
     def _solve(self, mu):
+        q, lower = self._program_at(mu)
+        self.solved.append(Solved(mu, q, lower, self.value_at(q)))
+
+    def _program_at(self, mu):
+        """``(q, c)`` of the scalarized program at ``mu``, ``q`` clipped and summing to 1."""
         q, lower = self._scalarized(mu)
         q = np.maximum(q, 0.0)
-        q /= exact_sum(q)
-        self.solved.append(Solved(mu, q, lower, self.value_at(q)))
+        return q / exact_sum(q), lower
 
     def _scalarized(self, mu):
         """``(q, c)``: a posterior near ``argmin A + mu B`` and ``c <= min A + mu B``."""
@@ -814,13 +821,11 @@ def _corners(mu, c, lo, hi, pieces):
 
 
 def _dn(x: float) -> float:
-    """``x`` moved down past its rounding error (as :func:`nudge`, for one float)."""
-    return x - (16 * EPS * min(abs(x), LARGEST) + TINY)
+    return nudge_float(x, -1)
 
 
 def _up(x: float) -> float:
-    """``x`` moved up past its rounding error (as :func:`nudge`, for one float)."""
-    return x + (16 * EPS * min(abs(x), LARGEST) + TINY)
+    return nudge_float(x, +1)
 
 
 def _crossing(first, second):
