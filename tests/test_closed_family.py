@@ -39,6 +39,26 @@ def test_programs_solved_together_carry_the_values_each_alone_would(kind):
         assert a.mu == b.mu and a.lower == b.lower
         np.testing.assert_array_equal(a.q, b.q)
         assert a.value == b.value == together.value_at(a.q)
+    if kind == "kl":  # and each value against the bound written out in 40 digits
+        for solved in together.solved:
+            exact = _first_order_in_digits(risks, prior, solved.q, n=300, delta=0.05)
+            assert exact <= solved.value <= exact * (1 + 1e-12)
+
+
+def _first_order_in_digits(risks, prior, q, n, delta):
+    """2 kl^-1(L, (KL + ln(2 sqrt(n) / delta)) / n) at ``q``, in 40 digits."""
+    from tests.test_split_kl_bernstein import mp_kl_inverse
+
+    with mpmath.workdps(40):
+        mq = [mpmath.mpf(float(x)) for x in q]
+        L = sum(x * mpmath.mpf(float(r)) for x, r in zip(mq, risks, strict=True))
+        KL = sum(
+            x * mpmath.log(x / mpmath.mpf(float(p)))
+            for x, p in zip(mq, prior, strict=True)
+            if x > 0
+        )
+        side = (KL + mpmath.log(2 * mpmath.sqrt(n) / mpmath.mpf(delta))) / n
+        return 2 * mp_kl_inverse(L, side, upper=True)
 
 
 def test_a_bound_with_a_stand_in_or_a_third_term_is_not_a_closed_family():

@@ -39,3 +39,23 @@ def test_a_point_that_is_not_plain_takes_the_array_path():
     assert kl.kl_inv_upper_newton(np.zeros((2, 3)), np.full((2, 3), 0.1))[0].shape == (2, 3)
     with pytest.raises(ValueError, match="eps"):
         kl.kl_inv_upper_bracket(np.array([0.1]), np.array([-1.0]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(1e-9, 5.0)), min_size=1, max_size=6))
+def test_point_by_point_meets_the_inverse_in_40_digits(points_and_sides):
+    """Independently of the array path: each point's bracket end is at least the true
+    inverse (a 40-digit bisection) and within 1e-13 relative of it (the bracket and
+    kl's rounding margin), and Newton's root is within its stated error of it."""
+    import mpmath
+
+    from tests.test_split_kl_bernstein import mp_kl_inverse
+
+    p, eps = (np.array(x) for x in zip(*points_and_sides, strict=True))
+    hi = kl.kl_inv_upper_bracket(p, eps)[1]
+    root, error = kl.kl_inv_upper_newton(p, eps)
+    with mpmath.workdps(40):
+        for k in range(p.size):
+            true = mp_kl_inverse(p[k], eps[k], upper=True)
+            assert true <= hi[k] <= true * (1 + 1e-13) + 1e-300
+            assert abs(root[k] - true) <= error[k] + 1e-15 * true

@@ -375,8 +375,9 @@ def kl_inv_upper(p, eps):
     Returns
     -------
     ndarray or float
-        The upper end of a verified bracket: never below the true inverse and at
-        most 4 ulps (relative) above it.
+        The upper end of a verified bracket: never below the true inverse, and above
+        it by at most the bracket's width (4 ulps relative) plus kl's rounding margin
+        carried into ``r`` (38 ulps at ``p = 0, eps = 1``; within 1e-13 relative).
 
     Examples
     --------
