@@ -23,7 +23,7 @@ from numbers import Real
 
 import numpy as np
 
-from cvxpb.numerics.kl import kl_inv_lower_bracket
+from cvxpb.numerics.kl import kl_inv_lower_bracket, kl_inv_lower_newton
 from cvxpb.numerics.tolerances import EPS, nudge
 from cvxpb.numerics.trinomial import pac_bound_two as _pac_bound_two
 from cvxpb.pac_bayes.distances import KLDistance
@@ -501,7 +501,11 @@ class KLInverse(Expression):
         L, e = np.clip(L, 0.0, 1.0), np.maximum(e, 0.0)
         lo, hi = kl_inv_lower_bracket(L, e)
         exact = (e == 0) | (L == 0)
-        end = lo if rounding < 0 else nudge(hi, rounding) if rounding > 0 else 0.5 * (lo + hi)
+        if rounding == 0:  # Newton's root within the bracket: the midpoint of a bracket
+            # cut at its absolute width (1e-300) lies far above a subnormal root
+            end = np.clip(kl_inv_lower_newton(L, e)[0], lo, hi)
+        else:
+            end = lo if rounding < 0 else nudge(hi, rounding)
         return np.where(exact, L, np.clip(end, 0.0, L))
 
     def _curvature(self, kinds, ranges):
