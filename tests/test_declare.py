@@ -7,7 +7,7 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
@@ -240,6 +240,7 @@ def test_linear_min_lower_bound_brackets_the_convex_program(index, mu):
         ]
     ),
 )
+@example(x=0.0034, y=2.5, atom="kl_inverse_lower")  # a subnormal root: its estimate
 def test_atoms_round_outward_and_are_monotone_as_declared(x, y, atom):
     """``evaluate(-1) <= evaluate(0) <= evaluate(+1)``, strictly apart inside (0, 1)
     (each rounds by at least one ulp), and moving an argument up moves the value the
