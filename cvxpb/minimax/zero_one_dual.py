@@ -18,7 +18,8 @@ has a closed form:
 * for Theorem 5's squared penalty it is ``-sum ||M_block||_p^2 / (4 eps_block)``.
 
 A free column must be constant (an intercept), and ``M`` must vanish on it exactly: the
-columns of the ``p_i`` must sum to the classes' counts. The solver's multipliers do so
+columns of the ``p_i`` must sum to the classes' counts (without a free column only
+the rows must be exact). The solver's multipliers do so
 only up to its tolerance, so :func:`exact_transport` moves them onto a dyadic grid
 where rows sum to 1 and columns to the counts exactly (in integers). ``M`` is then
 computed in floats and bounded entrywise with its rounding error, and every step is
@@ -36,7 +37,7 @@ from cvxpb.minimax.program import check_groups, dual_exponent
 from cvxpb.numerics.tolerances import EPS, nudge
 
 
-def exact_transport(p, labels, classes: int):
+def exact_transport(p, labels, classes: int, columns: bool = True):
     """``p`` on a dyadic grid, rows summing to 1 and columns to the class counts exactly.
 
     Parameters
@@ -48,12 +49,15 @@ def exact_transport(p, labels, classes: int):
         The classes' indices.
     classes : int
         The number of classes (``T + 1``).
+    columns : bool, default=True
+        Whether the columns are moved to the counts too (needed only where a free
+        column's moment must vanish); else only the rows are made exact.
 
     Returns
     -------
     ndarray of shape (n_samples, classes)
         The transported weights, each a multiple of ``2^-s``, exactly in the transport
-        polytope.
+        polytope (with ``columns=False``, rows exactly in the simplex).
     """
     n = p.shape[0]
     scale = 1 << min(52, 62 - max(1, n).bit_length())  # column sums stay in int64
@@ -66,6 +70,8 @@ def exact_transport(p, labels, classes: int):
     largest = units.argmax(axis=1)
     units[rows, largest] -= np.maximum(excess, 0)  # a few units of rounding at most
     units[rows, labels] += scale - units.sum(axis=1)  # rows exact
+    if not columns:
+        return units / scale
     surplus = units.sum(axis=0) - scale * np.bincount(labels, minlength=classes)
     for k in np.flatnonzero(surplus > 0):
         for l in np.flatnonzero(surplus < 0):
@@ -123,7 +129,7 @@ def lower_bound(Xa, labels, T, p, norm, eps, groups, group_norm, squared, free, 
     squared = squared and norm != "l1inf"  # the l1inf penalty has no squared form
     if any(np.ptp(Xa[:, j]) > 0 for j in free):
         return -math.inf
-    p = exact_transport(p, labels, T + 1)
+    p = exact_transport(p, labels, T + 1, columns=bool(free))
     fit = math.fsum(1.0 - p.max(axis=1)) / n
     step = p[:, :T] - np.eye(T + 1)[labels][:, :T]  # exact: multiples of 2^-s in [-1, 1]
     kept = [j for j in range(d) if j not in set(free)]
