@@ -202,9 +202,13 @@ class _MinimaxBase(BaseEstimator):
         norm, eps, groups, _, _, free = program
         if loss == "zero_one":
             labels = np.searchsorted(classes, target)
-            B, self.n_iter_, upper, lower = solve_zero_one(Xs, labels, classes.size - 1, *program)
+            used = []
+            B, self.n_iter_, upper, lower = solve_zero_one(
+                Xs, labels, classes.size - 1, *program, used=used
+            )
             self.duality_gap_ = max(upper - lower, 0.0)
-            self.status_, self.route_ = zero_one_status(upper, lower), "working sets, CLARABEL"
+            self.status_ = zero_one_status(upper, lower)
+            self.route_ = ", ".join(["working sets", *dict.fromkeys(used)])
             return B
         T = 1 if classes is None else classes.size - 1
         if not sparse_logistic.applicable(loss, T, *program, Xs.shape[1]):

@@ -24,6 +24,10 @@ taken for it); the objective ``U`` of eq. (21) at the program's ``A`` (recompute
 :func:`threshold`) is at least the optimum. The rounds stop when
 ``U - L <= tol * max(1, U)``, a duality gap on the full problem. A penalty weight of 0
 leaves no proven ``L`` (``-inf``).
+
+With the row-wise l2 penalty the working-set programs go to the interior-point method
+of :mod:`cvxpb.minimax.zero_one_ipm` (6 times faster than Clarabel on 1200 digits), and
+to Clarabel where it stalls or leaves the certificate open with no pair left to add.
 """
 
 from __future__ import annotations
@@ -34,12 +38,13 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from cvxpb.minimax import zero_one_dual
+from cvxpb.minimax import zero_one_dual, zero_one_ipm
 from cvxpb.minimax.program import penalty, solve_program
 
 SUBSAMPLE = 300  # the first A comes from this many samples, with every class pair
 NEAR = 0.1  # pairs with z~_ij > nu_i - NEAR join the working set
 GAP = 1e-7  # relative duality gap at which the rounds stop
+IPM = "interior point"  # the name of zero_one_ipm's method in `used` and `route_`
 
 
 def threshold(Zt) -> np.ndarray:
@@ -63,8 +68,10 @@ def threshold(Zt) -> np.ndarray:
     return candidates[np.arange(Zt.shape[0]), support - 1]
 
 
-def objective(Xa, labels, A, norm, eps, groups=None, group_norm="l2", squared=False, free=()):
-    """Eq. (21) at ``A`` for the 0-1 loss.
+def objective(
+    Xa, labels, A, norm, eps, groups=None, group_norm="l2", squared=False, free=(), working=None
+):
+    """Eq. (21) at ``A`` for the 0-1 loss (with ``working``, its working-set program's).
 
     Parameters
     ----------
@@ -86,6 +93,8 @@ def objective(Xa, labels, A, norm, eps, groups=None, group_norm="l2", squared=Fa
         Theorem 5's squared penalty.
     free : sequence of int, default=()
         The columns left out of the penalty.
+    working : ndarray of bool, shape (n_samples, T + 1), optional
+        The working set: ``F`` over its pairs only (each sample's own class among them).
 
     Returns
     -------
@@ -93,6 +102,8 @@ def objective(Xa, labels, A, norm, eps, groups=None, group_norm="l2", squared=Fa
         The objective.
     """
     Zt = np.hstack([Xa @ A.T, np.zeros((Xa.shape[0], 1))])
+    if working is not None:  # a score 2 below the least is never in the threshold's support
+        Zt = np.where(working, Zt, np.min(Zt, axis=1, keepdims=True) - 2.0)
     fit = np.mean(1 + threshold(Zt) - Zt[np.arange(Xa.shape[0]), labels])
     reg = penalty(cp.Constant(A), norm, eps, groups, group_norm, squared, free)
     return float(fit + reg.value)
@@ -172,8 +183,9 @@ def solve_zero_one(
     group_norm="l2",
     squared=False,
     free=(),
-    solver="CLARABEL",
+    solver="auto",
     random_state=0,
+    used=None,
 ):
     """Solve eq. (21) for the 0-1 loss by working sets (module's text).
 
@@ -197,10 +209,16 @@ def solve_zero_one(
         Theorem 5's squared penalty.
     free : sequence of int, default=()
         The columns left out of the penalty.
-    solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
-        The conic solver of the working-set programs.
+    solver : {"auto", "CLARABEL", "ECOS", "SCS"}, default="auto"
+        The working-set programs' solver. ``"auto"``: the interior-point method of
+        :mod:`cvxpb.minimax.zero_one_ipm` where it applies (the row-wise l2 penalty,
+        every weight positive), and Clarabel for the others and for a program on which
+        it stalls or whose certificate it leaves open.
     random_state : int, default=0
         Seeds the first working set's subsample.
+    used : list, optional
+        Each program's solver is appended to it (``"interior point"`` or a conic
+        solver's name).
 
     Returns
     -------
@@ -213,41 +231,76 @@ def solve_zero_one(
     lower : float
         A proven lower bound on the minimum (``upper - lower`` is the certified gap).
     """
-
     n = Xa.shape[0]
     program = (norm, eps, groups, group_norm, squared, free, T)
+    used = [] if used is None else used
     iterations = 0
     if n > 2 * SUBSAMPLE:
         sub = np.random.default_rng(random_state).choice(n, SUBSAMPLE, replace=False)
         every = np.nonzero(np.ones((SUBSAMPLE, T + 1), dtype=bool))
-        problem, A, _ = working_set_program(Xa[sub], labels[sub], every, *program)
-        solve_program(problem, solver)
-        iterations += problem.solver_stats.num_iters or 0
-        working = _near_pairs(Xa, A.value, labels, T)
+        A, _, count = _solve_round(Xa[sub], labels[sub], every, program, solver, used)
+        iterations += count
+        working = _near_pairs(Xa, A, labels, T)
     else:
         working = np.ones((n, T + 1), dtype=bool)
     while True:  # the working set grows each round, so the rounds end
-        problem, A, _ = working_set_program(Xa, labels, np.nonzero(working), *program)
-        solve_program(problem, solver)
-        iterations += problem.solver_stats.num_iters or 0
-        B = np.asarray(A.value)
+        B, p, count = _solve_round(Xa, labels, np.nonzero(working), program, solver, used)
+        iterations += count
         upper = objective(Xa, labels, B, *program[:-1])
-        lower = _dual_bound(Xa, labels, T, problem, np.nonzero(working), program, upper)
+        lower = _dual_bound(Xa, labels, T, p, program, upper)
         near = _near_pairs(Xa, B, labels, T)
-        if upper - lower <= GAP * max(1.0, abs(upper)) or not np.any(near & ~working):
+        closed = upper - lower <= GAP * max(1.0, abs(upper))
+        if not closed and used[-1] == IPM and not np.any(near & ~working):
+            solver = "CLARABEL"  # the conic solver's say on this working set
+            continue
+        if closed or not np.any(near & ~working):
             return B, iterations, upper, lower
         working |= near
 
 
-def _dual_bound(Xa, labels, T, problem, pairs, program, upper) -> float:
-    """The proven lower bound of :mod:`cvxpb.minimax.zero_one_dual` at the working-set
-    program's multipliers (``n`` times those of its pairs' constraints)."""
-    rows, classes = pairs
+def _solve_round(Xa, labels, pairs, program, solver, used):
+    """One working-set program: ``A``, ``n`` times the multipliers of its pairs'
+    constraints (``None`` where the solver gives none) and the solver's iterations."""
+    norm, eps, groups, _, squared, free, T = program
+    if solver == "auto" and zero_one_ipm.applicable(norm, eps, groups, squared, T):
+        solved = zero_one_ipm.solve(
+            Xa, labels, pairs, eps, free, T, _closes(Xa, labels, pairs, program)
+        )
+        if solved is not None:
+            used.append(IPM)
+            return solved
+    conic = "CLARABEL" if solver == "auto" else solver
+    problem, A, _ = working_set_program(Xa, labels, pairs, *program)
+    solve_program(problem, conic)
+    used.append(conic)
     multipliers = problem.constraints[0].dual_value
     if multipliers is None:
-        return -np.inf
+        return np.asarray(A.value), None, problem.solver_stats.num_iters or 0
     p = np.zeros((Xa.shape[0], T + 1))
-    p[rows, classes] = Xa.shape[0] * np.asarray(multipliers, dtype=float).ravel()
+    p[pairs] = Xa.shape[0] * np.asarray(multipliers, dtype=float).ravel()
+    return np.asarray(A.value), p, problem.solver_stats.num_iters or 0
+
+
+def _closes(Xa, labels, pairs, program):
+    """Whether the working-set program's gap at ``(A, p)`` is below a tenth of ``GAP``:
+    the interior-point method's stopping rule (the rounds' certificate is the full
+    problem's)."""
+    working = np.zeros((Xa.shape[0], program[-1] + 1), dtype=bool)
+    working[pairs] = True
+
+    def closed(A, p) -> bool:
+        upper = objective(Xa, labels, A, *program[:-1], working=working)
+        lower = _dual_bound(Xa, labels, program[-1], p, program, upper)
+        return upper - lower <= GAP / 10 * max(1.0, abs(upper))
+
+    return closed
+
+
+def _dual_bound(Xa, labels, T, p, program, upper) -> float:
+    """The proven lower bound of :mod:`cvxpb.minimax.zero_one_dual` at the dual point
+    ``p`` (``-inf`` without one)."""
+    if p is None:
+        return -np.inf
     norm, eps, groups, group_norm, squared, free, _ = program
     return zero_one_dual.lower_bound(
         Xa, labels, T, p, norm, eps, groups, group_norm, squared, free, upper
