@@ -192,8 +192,10 @@ def test_a_program_the_method_does_not_take_goes_to_clarabel():
         used = []
         zo.solve_zero_one(Xa, y, 2, norm, eps, squared=squared, free=free, used=used)
         assert set(used) == {"CLARABEL"}
-    assert ipm.applicable("l2", [0.1, 0.2], None, False, 2)
-    assert not ipm.applicable("l2", [0.1, 0.0], None, False, 2)
+    assert ipm.applicable("l2", [0.1, 0.2], None, False, 2, 4)
+    assert not ipm.applicable("l2", [0.1, 0.0], None, False, 2, 4)
+    assert ipm.applicable("l2", 0.1, None, False, 9, ipm.LARGEST // 9 - 1)
+    assert not ipm.applicable("l2", 0.1, None, False, 9, ipm.LARGEST // 9)
 
 
 def test_a_stalled_method_hands_its_working_set_to_clarabel(monkeypatch):

@@ -262,7 +262,7 @@ def _solve_round(Xa, labels, pairs, program, solver, used):
     """One working-set program: ``A``, ``n`` times the multipliers of its pairs'
     constraints (``None`` where the solver gives none) and the solver's iterations."""
     norm, eps, groups, _, squared, free, T = program
-    if solver == "auto" and zero_one_ipm.applicable(norm, eps, groups, squared, T):
+    if solver == "auto" and zero_one_ipm.applicable(norm, eps, groups, squared, T, Xa.shape[1]):
         solved = zero_one_ipm.solve(
             Xa, labels, pairs, eps, free, T, _closes(Xa, labels, pairs, program)
         )

@@ -40,6 +40,8 @@ import scipy.linalg as sla
 from cvxpb.threads import one_blas_thread
 
 MAX_ITER = 80
+LARGEST = 2500  # rows of the dense Schur complement, T (d + 1), beyond which Clarabel
+# (its sparse factorization) takes the program: a Cholesky factor of 2500 rows is 5 Gflop
 CHECK = 1e-9  # complementarity, relative to max(1, |f|), from which `closed` is asked
 FLOOR = 1e-11  # least barrier weight on the cones, relative to max(1, |f|): their slacks
 # r^2 - ||B||^2 (differences, rounded relative to r^2) stay far above rounding
@@ -49,8 +51,9 @@ ARMIJO = 1e-4  # sufficient decrease of the merit function along a step
 RIDGE = 1e-13  # relative shift of the Schur complement where rounding makes it indefinite
 
 
-def applicable(norm, eps, groups, squared, T) -> bool:
-    """Whether the method takes the program: the row-wise l2 penalty, every weight positive.
+def applicable(norm, eps, groups, squared, T, d) -> bool:
+    """Whether the method takes the program: the row-wise l2 penalty, every weight
+    positive, and a Schur complement of at most ``LARGEST`` rows.
 
     Parameters
     ----------
@@ -64,15 +67,19 @@ def applicable(norm, eps, groups, squared, T) -> bool:
         Theorem 5's squared penalty.
     T : int
         The rows of ``A``.
+    d : int
+        The columns of ``A``.
 
     Returns
     -------
     bool
         True for the row-wise ``"l2"`` norm, not squared, without groups, with every
-        weight positive (a zero weight leaves a row's cone without a price).
+        weight positive (a zero weight leaves a row's cone without a price) and
+        ``T (d + 1) <= LARGEST`` (the Schur complement is dense).
     """
     weights = np.broadcast_to(np.asarray(eps, dtype=float), (T,))
-    return norm == "l2" and groups is None and not squared and bool(np.all(weights > 0))
+    penalty = norm == "l2" and groups is None and not squared and bool(np.all(weights > 0))
+    return penalty and T * (d + 1) <= LARGEST
 
 
 @one_blas_thread
