@@ -4,9 +4,12 @@ proven, from the programs already solved where it has no closed form."""
 import cvxpy as cp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cvxpb as pb
 from cvxpb.engine.declare.pareto import ParetoSearch
+from cvxpb.engine.declare.terms import pairwise_loss
 from cvxpb.ensemble import bounds as mv
 
 
@@ -27,3 +30,23 @@ def test_the_tandem_floor_from_the_first_programs_is_a_proven_least_value(seed):
     assert search.a_lo >= least.value - 1e-6
     assert search.b_lo == 0.0
     assert search.a_lo >= search._least(search.A) - 1e-6  # the term's own program's
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 8), st.integers(0, 2**32 - 1), st.floats(-2.0, 2.0))
+def test_a_pairwise_loss_of_any_sign_is_never_below_its_least_entry(H, seed, shift):
+    """``q @ M @ q`` averages the entries with weights ``q_i q_j``: at random posteriors
+    and every vertex it is at least the floor, the least entry, which a vertex or an edge
+    reaches where that entry is on the diagonal."""
+    rng = np.random.default_rng(seed)
+    M = rng.normal(size=(H, H)) + shift
+    M = (M + M.T) / 2
+    term = pairwise_loss(pb.Posterior.uniform(H), M)
+    assert term.floor == M.min()
+    posteriors = np.vstack([rng.dirichlet(np.full(H, a), size=50) for a in (0.1, 1.0)])
+    posteriors = np.vstack([posteriors, np.eye(H)])
+    values = np.einsum("ki,ij,kj->k", posteriors, M, posteriors)
+    assert np.all(values >= term.floor - 1e-12 * (1 + np.abs(M).max()))
+    j = int(np.argmin(np.diag(M)))
+    if M[j, j] == M.min():
+        assert values[-H + j] == pytest.approx(term.floor, abs=1e-12)

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cvxpb as pb
-from cvxpb.engine.declare.expressions import ChebyshevCantelli, kl_inverse
+from cvxpb.engine.declare.expressions import ChebyshevCantelli, Constant, kl_inverse
 from cvxpb.engine.declare.pareto import Values
 from cvxpb.engine.declare.polytope import Polytope
 from cvxpb.engine.declare.vertices import VertexSearch
@@ -132,10 +132,12 @@ def _declared(name, q, E):
         "cctnd-": lambda: mv.chebyshev_cantelli_tnd(q, risks, n, E)[1],
         "split_kl+": lambda: mv.split_kl(q, E)[0],
         "split_kl-": lambda: mv.split_kl(q, E)[1],
+        "ccpbb0": lambda: mv.chebyshev_cantelli_bennett(q, E, mu_grid=[0.0])[0],
+        "ccpbb-": lambda: mv.chebyshev_cantelli_bennett(q, E, mu_grid=[-0.1])[0],
     }[name]()
 
 
-NAMES = ["c_bound", "dis", "cctnd+", "cctnd-", "split_kl+", "split_kl-"]
+NAMES = ["c_bound", "dis", "cctnd+", "cctnd-", "split_kl+", "split_kl-", "ccpbb0", "ccpbb-"]
 SLOW = pytest.mark.slow
 
 
@@ -163,6 +165,34 @@ def test_claimed_concavity_holds_at_midpoints(name):
     finite = np.isfinite(ends)
     assert np.all(middle[finite] >= ends[finite] - 1e-12 * (1 + np.abs(ends[finite])))
     assert np.all(at(form, x) <= at(problem.bound, x) + 1e-12)
+
+
+def test_a_maximum_is_its_argument_where_that_argument_dominates_the_box():
+    """``maximum(x, 0)`` with ``x`` concave is concave where ``x >= 0`` over the whole box
+    (it is ``x`` there), and unproven where ``x``'s range crosses 0; ``minimum(y, 1)``
+    with ``y`` convex likewise; the composition rule still decides the rest."""
+    q = pb.Posterior.uniform(3)
+    L, K = pb.gibbs_risk(q, [0.1, 0.2, 0.3]), pb.KL(q)
+    concave, convex = pb.minimum(L, K), pb.maximum(L, K)
+
+    class Ranges:  # a box that states the ranges of ``x`` and ``y`` outright
+        def __init__(self, low, high):
+            self.low, self.high = low, high
+
+        def range(self, node):
+            if node is concave or node is convex:
+                return (self.low, self.high)
+            if isinstance(node, Constant):
+                return (node.value, node.value)
+            return (0.0, 1.0)
+
+    assert pb.maximum(concave, 0.0).curvature_over(Ranges(0.1, 0.5)) == "concave"
+    assert pb.maximum(concave, 0.0).curvature_over(Ranges(-0.1, 0.5)) is None
+    assert pb.maximum(concave, 0.0).curvature_over(Ranges(0.0, 0.5)) == "concave"
+    assert pb.minimum(convex, 1.0).curvature_over(Ranges(0.2, 0.9)) == "convex"
+    assert pb.minimum(convex, 1.0).curvature_over(Ranges(0.2, 1.5)) is None
+    assert pb.maximum(convex, 0.0).curvature_over(Ranges(-1.0, 1.0)) == "convex"
+    assert pb.minimum(concave, 1.0).curvature_over(Ranges(0.0, 2.0)) == "concave"
 
 
 def test_a_bound_the_rules_cannot_prove_concave_is_searched_locally():
@@ -262,7 +292,8 @@ def test_certified_minimum_is_below_a_multistart_and_its_lower_bound_too(name):
         "cctnd+",
         "dis",
         "split_kl-",
-        *(pytest.param(n, marks=SLOW) for n in ("c_bound", "cctnd-", "split_kl+")),
+        "ccpbb-",
+        *(pytest.param(n, marks=SLOW) for n in ("c_bound", "cctnd-", "split_kl+", "ccpbb0")),
     ],
 )
 def test_a_hundred_voters_on_one_sample_are_certified_within_1e_6(name):

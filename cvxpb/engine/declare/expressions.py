@@ -546,8 +546,20 @@ class Extreme(Expression):
         return stacked.min(axis=0) if self.least else stacked.max(axis=0)
 
     def _curvature(self, kinds, ranges):
+        """Concave (``minimum``) or convex (``maximum``) by the composition rule; and
+        where one argument is the least (largest) over the whole box, that argument's
+        curvature, since the atom is that argument there (``maximum(x, 0)`` with ``x``
+        positive on the box is ``x``)."""
         want = "concave" if self.least else "convex"
-        return want if _composes(kinds, self.monotonicity, want) else None
+        if _composes(kinds, self.monotonicity, want):
+            return want
+        for k, (low, high) in enumerate(ranges):
+            others = [r for j, r in enumerate(ranges) if j != k]
+            if self.least and all(high <= other[0] for other in others):
+                return kinds[k]
+            if not self.least and all(low >= other[1] for other in others):
+                return kinds[k]
+        return None
 
     def __repr__(self):
         name = "minimum" if self.least else "maximum"

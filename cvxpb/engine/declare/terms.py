@@ -323,6 +323,8 @@ class QuadraticForm(Term):
         self.curvature = self._curvature()
         if self.rates:  # q @ M @ q >= 0 for M >= 0 entrywise and q >= 0
             self.floor = 0.0
+        else:  # q @ M @ q averages the entries with weights q_i q_j: at least the least
+            self.floor = float(np.min(self.matrix))
 
     def _curvature(self) -> str:
         raise NotImplementedError
