@@ -53,8 +53,7 @@ RIDGE = 1e-13  # relative shift of the Schur complement where rounding makes it 
 
 
 def applicable(norm, eps, groups, squared, T, d) -> bool:
-    """Whether the method takes the program: the row-wise l2 penalty, every weight
-    positive, and a Schur complement of at most ``LARGEST`` rows.
+    """Whether the method takes the program (l2 rows, positive weights, a small Schur).
 
     Parameters
     ----------
