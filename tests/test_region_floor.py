@@ -36,8 +36,8 @@ def test_the_tandem_floor_from_the_first_programs_is_a_proven_least_value(seed):
 @given(st.integers(1, 8), st.integers(0, 2**32 - 1), st.floats(-2.0, 2.0))
 def test_a_pairwise_loss_of_any_sign_is_never_below_its_least_entry(H, seed, shift):
     """``q @ M @ q`` averages the entries with weights ``q_i q_j``: at random posteriors
-    and every vertex it is at least the floor, the least entry, which a vertex or an edge
-    reaches where that entry is on the diagonal."""
+    and every vertex it is at least the floor, the least entry, which a vertex reaches
+    where that entry is on the diagonal, and at most the ceiling, the largest."""
     rng = np.random.default_rng(seed)
     M = rng.normal(size=(H, H)) + shift
     M = (M + M.T) / 2
@@ -47,6 +47,8 @@ def test_a_pairwise_loss_of_any_sign_is_never_below_its_least_entry(H, seed, shi
     posteriors = np.vstack([posteriors, np.eye(H)])
     values = np.einsum("ki,ij,kj->k", posteriors, M, posteriors)
     assert np.all(values >= term.floor - 1e-12 * (1 + np.abs(M).max()))
+    assert term.ceiling == M.max()
+    assert np.all(values <= term.ceiling + 1e-12 * (1 + np.abs(M).max()))
     j = int(np.argmin(np.diag(M)))
     if M[j, j] == M.min():
         assert values[-H + j] == pytest.approx(term.floor, abs=1e-12)

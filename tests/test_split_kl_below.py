@@ -16,6 +16,7 @@ from cvxpb.engine.declare.expressions import (
     split_cantelli,
     split_cantelli_below,
 )
+from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.ensemble import MajorityVoteClassifier
 from cvxpb.ensemble import bounds as mv
 from tests.test_split_kl_bernstein import mp_kl_inverse
@@ -137,3 +138,29 @@ def test_the_classifier_certifies_split_kl_on_held_out_errors():
     model.fit(X, y)
     assert model.result_.status == "optimal"
     assert model.result_.certificate.gap <= 1e-7
+
+
+def test_out_of_bag_the_side_is_certifiable_through_the_rates_ceiling():
+    """Out of bag the no-error rates' matrix is indefinite and its concave majorant can
+    pass 1 on the simplex, where the lower kl inverse is not proven convex; a rate is at
+    most its largest entry, and with the majorant lowered to it the vertex certificate
+    applies. The lower bound stays below the side at 600 random posteriors and the bound
+    at most their least value."""
+    rng = np.random.default_rng(3)
+    H, n = 20, 300  # the majorant reaches 1.2 (with 12 voters 0.96: certifiable anyway)
+    hard = rng.random(n) < 0.3
+    errors = (hard[:, None] ^ (rng.random((n, H)) < 0.2)).astype(float)
+    seen = rng.random((n, H)) < 0.37
+    _, below = mv.split_kl(pb.Posterior.uniform(H), errors, seen=seen)
+    problem = pb.Minimize(below)
+    search = VertexSearch(problem.bound, problem.terms, problem.signs)
+    none = next(t for t in problem.terms if problem.signs[t] < 0)
+    assert search.convex[none] is not None  # the rates go through their majorant
+    assert search.certifiable()
+    assert search.box.lo[none] >= -none.ceiling
+    result = problem.solve()
+    posteriors = list(rng.dirichlet(np.full(H, 0.3), size=400))
+    posteriors += [0.9 * result.posterior + 0.1 * p for p in rng.dirichlet(np.ones(H), 200)]
+    values = [problem.value_at(p) for p in posteriors]
+    assert result.certificate.lower_bound <= min(values)
+    assert result.bound <= min(values) + 1e-9

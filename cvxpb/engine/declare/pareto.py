@@ -156,9 +156,12 @@ class ParetoSearch:
 
     def _floored(self, term, least) -> float:
         """``least`` raised to the oriented term's known floor (a rate's, below which a
-        convex minorant may reach: the minorant raised to the floor is one too)."""
+        convex minorant may reach: the minorant raised to the floor is one too); for a
+        decreasing term, the floor of its negative, minus its known ceiling."""
         if self.signs[term] > 0 and term.floor is not None:
             return max(least, term.floor)
+        if self.signs[term] < 0 and term.ceiling is not None:
+            return max(least, -term.ceiling)
         return least
 
     def _largest(self, term) -> float:

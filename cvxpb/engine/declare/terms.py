@@ -103,6 +103,7 @@ class Term(Expression):
     divergence = False
     closed_form_min = False  # whether linear_min gives min g @ q + mu core(q) in closed form
     floor = None  # a value the term is never below on the simplex, known without solving
+    ceiling = None  # and one it is never above
 
     def __init__(self, posterior: Posterior, name: str):
         if not isinstance(posterior, Posterior):
@@ -325,6 +326,7 @@ class QuadraticForm(Term):
             self.floor = 0.0
         else:  # q @ M @ q averages the entries with weights q_i q_j: at least the least
             self.floor = float(np.min(self.matrix))
+        self.ceiling = float(np.max(self.matrix))  # and at most the largest
 
     def _curvature(self) -> str:
         raise NotImplementedError
