@@ -166,6 +166,12 @@ class _Program:
         B = A[:, self.kept]
         return r * r - np.sum(B * B, axis=1)
 
+    def cones_along(self, primal, step):
+        """``(a, b)`` with ``cones(primal + t step) = a t^2 + b t + cones(primal)``."""
+        A, r = primal[:2]
+        B, dB, dr = A[:, self.kept], step[0][:, self.kept], step[1]
+        return dr * dr - np.sum(dB * dB, axis=1), 2 * (r * dr - np.sum(B * dB, axis=1))
+
     def objective(self, primal) -> float:
         """The objective (linear: at a step, its change along the step)."""
         A, r, nu, _ = primal
@@ -237,12 +243,9 @@ def _to_boundary(program, point, slacks, step, change, dual_step) -> float:
         falling = rate < 0
         if np.any(falling):
             reach = min(reach, float(np.min(-value[falling] / rate[falling])))
-    A, r = point.primal[:2]
-    B, dB, dr = A[:, program.kept], step[0][:, program.kept], step[1]
-    a = dr * dr - np.sum(dB * dB, axis=1)  # (r + t dr)^2 - ||B + t dB||^2 = a t^2 + b t + c
-    b = 2 * (r * dr - np.sum(B * dB, axis=1))
+    a, b = program.cones_along(point.primal, step)
     c = (1 - SHRINK) * program.cones(point.primal)  # where the slack is SHRINK of itself
-    return min(reach, float(np.min(_first_root(a, b, c))), _to_zero(r, dr))
+    return min(reach, float(np.min(_first_root(a, b, c))), _to_zero(point.primal[1], step[1]))
 
 
 def _first_root(a, b, c):
@@ -272,11 +275,9 @@ def _backtrack(program, point, slacks, step, change, weights, alpha) -> float:
     where the direction does not descend)."""
     mu, weight = weights
     ratios = program.on_pairs(tuple(dg / g for dg, g in zip(change, slacks, strict=True)))
-    A, r = point.primal[:2]
-    B, dB, dr = A[:, program.kept], step[0][:, program.kept], step[1]
     cones = program.cones(point.primal)
     slope = program.objective(step) - mu * sum(np.sum(q) for q in ratios)
-    slope -= weight * np.sum(2 * (r * dr - np.sum(B * dB, axis=1)) / cones)
+    slope -= weight * np.sum(program.cones_along(point.primal, step)[1] / cones)
     if slope >= 0:
         return alpha
     before = program.objective(point.primal)
