@@ -170,6 +170,7 @@ def test_weights_per_row_and_rows_penalized_to_zero(eps):
     Xa, y = _data(70, 4, seed=3)
     free = (Xa.shape[1] - 1,)
     optimum = _clarabel(Xa, y, np.nonzero(np.ones((70, 4), dtype=bool)), eps, free, 3)
+    assert optimum is not None  # the reference reached "optimal"
     used = []
     _, _, upper, lower = zo.solve_zero_one(Xa, y, 3, "l2", eps, free=free, used=used)
     assert lower <= optimum + 1e-9 <= upper + 2e-9

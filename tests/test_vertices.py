@@ -193,6 +193,12 @@ def test_a_maximum_is_its_argument_where_that_argument_dominates_the_box():
     assert pb.minimum(convex, 1.0).curvature_over(Ranges(0.2, 1.5)) is None
     assert pb.maximum(convex, 0.0).curvature_over(Ranges(-1.0, 1.0)) == "convex"
     assert pb.minimum(concave, 1.0).curvature_over(Ranges(0.0, 2.0)) == "concave"
+    # against another term (range 0 to 1): it must dominate that term's whole range,
+    # not only its low end
+    assert pb.maximum(concave, L).curvature_over(Ranges(1.0, 2.0)) == "concave"
+    assert pb.maximum(concave, L).curvature_over(Ranges(0.5, 2.0)) is None
+    assert pb.minimum(convex, L).curvature_over(Ranges(-1.0, 0.0)) == "convex"
+    assert pb.minimum(convex, L).curvature_over(Ranges(-1.0, 0.5)) is None
 
 
 def test_a_bound_the_rules_cannot_prove_concave_is_searched_locally():
