@@ -293,6 +293,9 @@ def test_majority_vote_frontier_claims():
     ccpbb = runs[runs["bound"] == "ccpbb"]
     assert set(ccpbb[ccpbb["status"] == "optimal"]["dataset"]) == {"letter"}
     assert (ccpbb["status"] == "optimal").sum() == 3
+    seconds = ccpbb.groupby(ccpbb["dataset"] == "mushroom")["seconds"]
+    assert seconds.min().round(1).tolist() == [6.4, 1.7]
+    assert seconds.max().round(1).tolist() == [11.7, 2.2]
 
 
 def test_majority_vote_pac_bound_2_claims():
