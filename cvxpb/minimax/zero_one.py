@@ -250,10 +250,11 @@ def solve_zero_one(
         lower = _dual_bound(Xa, labels, T, p, program, upper)
         near = _near_pairs(Xa, B, labels, T)
         closed = upper - lower <= GAP * max(1.0, abs(upper))
-        if not closed and used[-1] == IPM and not np.any(near & ~working):
+        grows = np.any(near & ~working)
+        if not closed and not grows and used[-1] == IPM:
             solver = "CLARABEL"  # the conic solver's say on this working set
             continue
-        if closed or not np.any(near & ~working):
+        if closed or not grows:
             return B, iterations, upper, lower
         working |= near
 
@@ -282,9 +283,9 @@ def _solve_round(Xa, labels, pairs, program, solver, used):
 
 
 def _closes(Xa, labels, pairs, program):
-    """Whether the working-set program's gap at ``(A, p)`` is below a tenth of ``GAP``:
-    the interior-point method's stopping rule (the rounds' certificate is the full
-    problem's)."""
+    """The interior-point method's stopping rule: ``closed(A, p)``, whether the
+    working-set program's proven gap at ``(A, p)`` is below a tenth of ``GAP`` (the
+    rounds' certificate is the full problem's)."""
     working = np.zeros((Xa.shape[0], program[-1] + 1), dtype=bool)
     working[pairs] = True
 
