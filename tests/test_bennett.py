@@ -294,7 +294,7 @@ def test_the_c_tandem_oracle_is_the_least_chebyshev_cantelli_bound():
     for _ in range(20):
         L = rng.uniform(0.01, 0.45)
         T = rng.uniform(L * L, L)  # Jensen and e^2 = e
-        atom = float(c_tandem(T, L, T, L).evaluate(None, 0))
+        atom = float(c_tandem(T, 0.0, L, L).evaluate(None, 0))
         best = minimize_scalar(lambda mu, T=T, L=L: (T - 2 * mu * L + mu * mu) / (0.5 - mu) ** 2,
                                bounds=(-50, 0.5 - 1e-9), method="bounded",
                                options={"xatol": 1e-12})  # fmt: skip

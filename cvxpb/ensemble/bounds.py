@@ -332,13 +332,16 @@ def c_tandem(q: Posterior, risks, n_gibbs, errors=None, n=None, delta=0.05, *, m
     weighted error, whose second moment is the tandem risk ``T``); Masegosa et al. bound
     the numerator above and the denominator below with the kl inequalities of
     :func:`chebyshev_cantelli_tnd` (each two-sided, at ``delta / 2``)
-    (:func:`cvxpb.engine.declare.expressions.c_tandem`). Each risk enters on both sides,
-    so each is declared twice, once for each side: the tandem risk's second copy, which
-    the bound decreases in, goes through its convex minorant and the status is
-    ``"local"`` where a gap remains. On the same two inequalities the least value over
-    their box, which is :func:`chebyshev_cantelli_tnd`'s (the least over ``mu`` of the
-    Chebyshev-Cantelli bound is this ratio), is never above this one. Any number of
-    classes.
+    (:func:`cvxpb.engine.declare.expressions.c_tandem`). The tandem risk enters the atom
+    once, which takes both sides of its inequality and still increases in it; the Gibbs
+    risk enters on both sides, so it is declared twice, once for each side (an affine
+    term, exact either way). Four terms, quasi-concave: with errors measured on one
+    sample (a Gram tandem matrix) the minimum is certified globally by the vertex search
+    of :mod:`cvxpb.engine.declare.vertices`; out of bag the tandem risk goes through its
+    convex minorant and the status is ``"local"`` where a gap remains. On the same two
+    inequalities the least value over their box, which is
+    :func:`chebyshev_cantelli_tnd`'s (the least over ``mu`` of the Chebyshev-Cantelli
+    bound is this ratio), is never above this one. Any number of classes.
 
     Parameters
     ----------
@@ -370,20 +373,17 @@ def c_tandem(q: Posterior, risks, n_gibbs, errors=None, n=None, delta=0.05, *, m
     >>> q = pb.Posterior.uniform(3)
     >>> ctd = mv.c_tandem(q, errors.mean(axis=0), 400, errors)
     >>> sorted(t.name for t in pb.Minimize(ctd).terms)
-    ['KL', 'gibbs_risk', 'gibbs_risk (numerator)', 'tandem_risk', 'tandem_risk (denominator)']
+    ['KL', 'gibbs_risk', 'gibbs_risk (numerator)', 'tandem_risk']
     """
     n_gibbs, delta = check_count(n_gibbs, "n_gibbs"), check_delta(delta)
     T, n = _tandem_term(q, errors, n, matrix, "c_tandem")
     n, K = check_count(n, "n"), KL(q)
-    rates = T.matrix if errors is None else None
-    factor = None if errors is None else np.asarray(errors, dtype=float) / np.sqrt(n)
-    T_copy = pairwise_loss(q, rates, factor=factor, name="tandem_risk (denominator)")
     L, L_copy = gibbs_risk(q, risks), GibbsRisk(q, risks, name="gibbs_risk (numerator)")
-    tandem_slack, gibbs_slack = _kl_slack(2 * K, n, delta), _kl_slack(K, n_gibbs, delta)
+    gibbs_slack = _kl_slack(K, n_gibbs, delta)
     return ex.c_tandem(
-        ex.kl_inverse(T, tandem_slack),
+        T,
+        _kl_slack(2 * K, n, delta),
         ex.kl_inverse_lower(L_copy, gibbs_slack),
-        ex.kl_inverse_lower(T_copy, tandem_slack),
         ex.kl_inverse(L, gibbs_slack),
     )
 

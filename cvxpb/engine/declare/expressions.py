@@ -175,8 +175,9 @@ class Expression:
 
         Returns
         -------
-        {"affine", "concave", "convex"} or None
-            None where the rules do not prove a curvature.
+        {"affine", "concave", "convex", "quasiconcave"} or None
+            None where the rules do not prove a curvature ("quasiconcave" only for the
+            whole bound: the rules compose no further from it).
         """
         if self.affine():
             return "affine"
@@ -498,15 +499,7 @@ class KLInverse(Expression):
         L, e = np.broadcast_arrays(*arguments)
         if self.upper:
             return _KL_DISTANCE.inverse(L, e, rounding)
-        L, e = np.clip(L, 0.0, 1.0), np.maximum(e, 0.0)
-        lo, hi = kl_inv_lower_bracket(L, e)
-        exact = (e == 0) | (L == 0)
-        if rounding == 0:  # Newton's root within the bracket: the midpoint of a bracket
-            # cut at its absolute width (1e-300) lies far above a subnormal root
-            end = np.clip(kl_inv_lower_newton(L, e)[0], lo, hi)
-        else:
-            end = lo if rounding < 0 else nudge(hi, rounding)
-        return np.where(exact, L, np.clip(end, 0.0, L))
+        return _kl_lower(L, e, rounding)
 
     def _curvature(self, kinds, ranges):
         """The upper inverse is jointly concave, the lower one jointly convex: each is
@@ -523,6 +516,20 @@ class KLInverse(Expression):
     def __repr__(self):
         name = "kl_inverse" if self.upper else "kl_inverse_lower"
         return f"{name}({self.args[0]!r}, {self.args[1]!r})"
+
+
+def _kl_lower(L, e, rounding):
+    """The lower kl inverse ``inf {r <= L : kl(L, r) <= e}``, rounded in ``rounding``
+    (``L`` clipped into [0, 1], ``e`` at 0)."""
+    L, e = np.clip(L, 0.0, 1.0), np.maximum(e, 0.0)
+    lo, hi = kl_inv_lower_bracket(L, e)
+    exact = (e == 0) | (L == 0)
+    if rounding == 0:  # Newton's root within the bracket: the midpoint of a bracket
+        # cut at its absolute width (1e-300) lies far above a subnormal root
+        end = np.clip(kl_inv_lower_newton(L, e)[0], lo, hi)
+    else:
+        end = lo if rounding < 0 else nudge(hi, rounding)
+    return np.where(exact, L, np.clip(end, 0.0, L))
 
 
 class Extreme(Expression):
@@ -940,32 +947,92 @@ class SplitCantelliBelow(Expression):
 
 
 class CTandem(Expression):
-    """Masegosa et al.'s (2020) C-tandem bound from bounds on each side, as an atom.
+    """Masegosa et al.'s (2020) C-tandem bound as an atom of the empirical tandem risk.
 
     Chebyshev-Cantelli for the weighted error ``Z`` of the vote (``E Z = L``, the Gibbs
     risk; ``E Z^2 = T``, the tandem risk): where ``L < 1/2`` the vote's risk is at most
-    ``(T - L^2) / (T - L + 1/4)``. With ``T`` and ``L`` known only to lie in intervals,
-    the numerator is bounded above at ``(T_hi, L_lo)`` and the denominator below at
-    ``(T_lo, L_hi)``: the value is ``max(T_hi - L_lo^2, 0) / (T_lo - L_hi + 1/4)``, capped
-    at 1, and 1 where ``L_hi >= 1/2`` or the denominator is not positive. Increasing in
-    ``T_hi`` and ``L_hi``, decreasing in ``L_lo`` and ``T_lo``.
+    ``(T - L^2) / (T - L + 1/4)``. Masegosa et al. bound the numerator above at
+    ``(T_hi, L_lo)`` and the denominator below at ``(T_lo, L_hi)``, with
+    ``T_hi, T_lo = kl^-1(T_hat, e)`` the two sides of one kl inequality on the empirical
+    tandem risk ``T_hat``: the value is ``N / D``, ``N = T_hi - L_lo^2``,
+    ``D = T_lo - L_hi + 1/4``, capped at 1, and 1 where ``D <= 0``, ``L_hi >= 1/2`` or
+    ``T_hi > 1/2``. Where ``N < 0`` the two inequalities cannot both hold (the tandem risk
+    is at least the Gibbs risk squared, by Jensen): the value is 0 there, as any value
+    is true on an event that has failed.
+
+    ``T_hat`` enters both ``N`` and ``D``, and the value still increases in it: where
+    ``T_hi <= 1/2``, ``dT_hi / dT_hat >= 1 >= dT_lo / dT_hat`` (each slope is
+    ``f``'s mean between ``T_hat`` and the inverse over ``f`` at the inverse,
+    ``f(s) = 1 / (s (1 - s))`` falling on (0, 1/2]), so ``N - lam D`` increases in it
+    for every ``lam`` in [0, 1], and the value is the largest ``lam <= 1`` with
+    ``N - mu D >= 0`` for every ``mu`` in ``[0, lam]`` (0 where there is none); above,
+    it is 1. It increases in ``e`` and ``L_hi`` and decreases in ``L_lo`` the same
+    way. Without the caps at 1 for ``L_hi >= 1/2`` and ``T_hi > 1/2`` (its
+    :meth:`bounding_form` below) it is **quasi-concave**: each ``N - mu D`` is concave
+    (``kl^-1`` is jointly concave above and convex below), so each set where the value
+    is at least ``lam`` is an intersection of convex sets; the least value over a
+    polytope is then at a vertex, which is what :mod:`cvxpb.engine.declare.vertices`
+    needs.
 
     Parameters
     ----------
     *args : Expression or float
-        ``(T_hi, L_lo, T_lo, L_hi)``: bounds above and below on the tandem and Gibbs risks.
+        ``(T, e, L_lo, L_hi)``: the empirical tandem risk, its kl inequality's right-hand
+        side, and bounds below and above on the Gibbs risk.
     """
 
-    monotonicity = (1, -1, -1, 1)
+    monotonicity = (1, 1, -1, 1)
+    clipped = True  # the caps at 1 for L_hi >= 1/2 and T_hi > 1/2; bounding_form drops them
 
     def _apply(self, arguments, rounding):
-        T_hi, L_lo, T_lo, L_hi = (np.clip(x, 0.0, 1.0) for x in np.broadcast_arrays(*arguments))
-        numerator = nudge(np.maximum(T_hi - nudge(L_lo * L_lo, -rounding), 0.0), rounding)
+        T, e, L_lo, L_hi = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(*arguments))
+        T, e = np.clip(T, 0.0, 1.0), np.maximum(e, 0.0)
+        L_lo, L_hi = np.clip(L_lo, 0.0, 1.0), np.clip(L_hi, 0.0, 1.0)
+        T_hi = _KL_DISTANCE.inverse(T, e, rounding)
+        T_lo = _kl_lower(T, e, -rounding)
+        numerator = nudge(T_hi - nudge(L_lo * L_lo, -rounding), rounding)
         spread = nudge(nudge(T_lo - L_hi, -rounding) + 0.25, -rounding)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = nudge(numerator / spread, rounding)
-        trivial = (L_hi >= 0.5) | (spread <= 0)
-        return np.where(trivial, 1.0, np.minimum(ratio, 1.0))
+            ratio = np.minimum(nudge(numerator / spread, rounding), 1.0)
+        value = np.where(numerator < 0, 0.0, np.where(spread <= 0, 1.0, ratio))
+        if self.clipped:
+            value = np.where((L_hi >= 0.5) | (T_hi > 0.5), 1.0, value)
+        return value
+
+    def bounding_form(self, sign: int = 1) -> Expression:
+        """Drop the caps at 1 for ``L_hi >= 1/2`` and ``T_hi > 1/2`` below.
+
+        They only raise the value; without them the atom is quasi-concave.
+
+        Parameters
+        ----------
+        sign : {1, -1}, default=1
+            ``+1`` for a form at most this node everywhere, ``-1`` at least.
+
+        Returns
+        -------
+        Expression
+            The node.
+        """
+        node = super().bounding_form(sign)
+        if sign > 0 and self.clipped:
+            node = copy.copy(node)
+            node.clipped = False
+        return node
+
+    def _curvature(self, kinds, ranges):
+        """Without the caps, quasi-concave (the class's text) where ``T`` is affine in
+        the terms, ``e`` and ``L_hi`` concave, ``L_lo`` convex, no clip acts, and
+        ``T_hi <= 1/2`` over the box (where the value increases in ``T``)."""
+        T, e, L_lo, L_hi = ranges
+        shapes = (("affine",), ("affine", "concave"), ("affine", "convex"), ("affine", "concave"))
+        fits = all(kind in allowed for kind, allowed in zip(kinds, shapes, strict=True))
+        inside = _within(T, 0.0, 1.0) and _within(e, 0.0) and _within(L_lo, 0.0, 1.0)
+        inside = inside and _within(L_hi, 0.0, 1.0)
+        if self.clipped or not (fits and inside):
+            return None
+        top = float(_KL_DISTANCE.inverse(np.float64(T[1]), np.float64(e[1]), +1))
+        return "quasiconcave" if top <= 0.5 else None
 
     def __repr__(self):
         return f"c_tandem({', '.join(map(repr, self.args))})"
@@ -1348,22 +1415,33 @@ def split_cantelli(U, V, mu_nonnegative=True) -> Expression:
     return SplitCantelli(U, V, mu_nonnegative=mu_nonnegative)
 
 
-def c_tandem(T_hi, L_lo, T_lo, L_hi) -> Expression:
-    """Masegosa et al.'s (2020) C-tandem bound at bounds on the tandem and Gibbs risks.
+def c_tandem(T, e, L_lo, L_hi) -> Expression:
+    """Masegosa et al.'s (2020) C-tandem bound at the empirical tandem risk.
 
     See :class:`CTandem`.
 
     Parameters
     ----------
-    T_hi, L_lo, T_lo, L_hi : Expression or float
-        Bounds above and below on the tandem risk and the Gibbs risk.
+    T : Expression or float
+        The empirical tandem risk.
+    e : Expression or float
+        The right-hand side of its kl inequality.
+    L_lo, L_hi : Expression or float
+        Bounds below and above on the Gibbs risk.
 
     Returns
     -------
     Expression
-        The atom: increasing in ``T_hi`` and ``L_hi``, decreasing in ``L_lo`` and ``T_lo``.
+        The atom: increasing in ``T``, ``e`` and ``L_hi``, decreasing in ``L_lo``.
+
+    Examples
+    --------
+    With exact risks (``e = 0``) it is ``(T - L^2) / (T - L + 1/4)``:
+
+    >>> round(float(c_tandem(0.05, 0.0, 0.1, 0.1).evaluate(None, 0)), 6)  # 0.04 / 0.2
+    0.2
     """
-    return CTandem(T_hi, L_lo, T_lo, L_hi)
+    return CTandem(T, e, L_lo, L_hi)
 
 
 def pac_bayes_bennett(V, D, *, n, spread, gammas, cost, ts, variance_cost) -> Expression:

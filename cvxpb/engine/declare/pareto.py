@@ -64,6 +64,10 @@ FIRST_MUS = np.geomspace(1e-8, 1e2, 21)
 # log-distances from the stationary mu of the programs placed around it each round where
 # they have a closed form: lines that close the gap near the minimum in one or two rounds
 CLUSTER = np.array([1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.3])
+# the curvatures of G's minorant on the terms' box under which its least value on a
+# polytope is at a vertex, on a segment at an end: concave, and quasi-concave (each set
+# {G >= lam} convex, so G at a mixture of points is at least their least value)
+VERTEX_CURVATURES = ("affine", "concave", "quasiconcave")
 POLISH = 4  # programs at most at the best posterior's stationary mu, once certified
 WARM_PRIOR = 1e-6  # the prior's share in a warm start
 ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
@@ -152,7 +156,7 @@ class ParetoSearch:
         if not all(np.isfinite(lo[t]) and np.isfinite(hi[t]) for t in self.terms):
             return False
         self.box = Box(lo, hi, self.signs)
-        return self.form.curvature_over(self.box) in ("affine", "concave")
+        return self.form.curvature_over(self.box) in VERTEX_CURVATURES
 
     def _floored(self, term, least) -> float:
         """``least`` raised to the oriented term's known floor (a rate's, below which a
@@ -738,7 +742,7 @@ class ParetoSearch:
             return True
         raised = {self.A: max(hi[self.A], top_a), self.B: max(hi[self.B], top_b)}
         box = Box(self.box.lo, raised, self.signs)
-        if self.form.curvature_over(box) not in ("affine", "concave"):
+        if self.form.curvature_over(box) not in VERTEX_CURVATURES:
             return False
         self.box = box
         return True

@@ -109,9 +109,11 @@ class Minimize:
                 "Pareto branch and bound over mu in min A + mu B (a certified global "
                 "minimum; see cvxpb.engine.declare.pareto)"
             )
-        if VertexSearch(self.bound, self.terms, self.signs).certifiable():
+        search = VertexSearch(self.bound, self.terms, self.signs)
+        if search.certifiable():
+            shape = search.form.curvature_over(search.box).replace("quasi", "quasi-")
             return (
-                f"{n} terms, the bound concave in them on their box: cuts at weights of "
+                f"{n} terms, the bound {shape} in them on their box: cuts at weights of "
                 "the scalarization and the least vertex of the outer polytope (a "
                 "certified global minimum; see cvxpb.engine.declare.vertices)"
             )

@@ -11,7 +11,8 @@ With the box ``lo <= t <= hi`` (``lo_i`` each term's proven least value, ``hi_i`
 largest, at a vertex of the simplex since the term is convex) these halfspaces make a
 polytope ``P`` holding every reachable ``t``.
 
-**The certificate.** Where ``G`` is concave on the box (each atom states where it is,
+**The certificate.** Where ``G`` is concave on the box, or quasi-concave (each set
+``{G >= lam}`` convex: the C-tandem bound; each atom states where it is,
 :meth:`cvxpb.engine.declare.expressions.Expression.curvature_over`; safeguards that break
 concavity are dropped from a minorant of ``G``,
 :meth:`~cvxpb.engine.declare.expressions.Expression.bounding_form`), its least value on
