@@ -294,8 +294,24 @@ def test_majority_vote_frontier_claims():
     assert set(ccpbb[ccpbb["status"] == "optimal"]["dataset"]) == {"letter"}
     assert (ccpbb["status"] == "optimal").sum() == 3
     seconds = ccpbb.groupby(ccpbb["dataset"] == "mushroom")["seconds"]
-    assert seconds.min().round(1).tolist() == [6.4, 1.7]
-    assert seconds.max().round(1).tolist() == [11.7, 2.2]
+    assert seconds.min().round(1).tolist() == [5.5, 1.7]
+    assert seconds.max().round(1).tolist() == [11.8, 2.3]
+    ctd = runs[runs["bound"] == "ctd"].set_index("dataset")
+    optimal = ctd[ctd["status"] == "optimal"]
+    assert optimal.index.value_counts().to_dict() == {
+        "phoneme": 5, "satimage": 5, "letter": 4, "splice": 2
+    }  # fmt: skip
+    assert (optimal.loc[["phoneme", "satimage", "splice"], "value"] == 1).all()
+    for name, (low, high) in (
+        ("penbased", (7.4e-5, 1.6e-4)), ("spambase", (2.3e-3, 3.8e-3)),
+        ("mushroom", (1.7e-5, 3.5e-4)),
+    ):  # fmt: skip
+        gaps = ctd.loc[name, "gap"]
+        assert (float(f"{gaps.min():.2g}"), float(f"{gaps.max():.2g}")) == (low, high), name
+    mushroom = ctd.loc["mushroom", "seconds"]
+    assert (round(mushroom.min(), 1), round(mushroom.max(), 1)) == (7.5, 15.8)
+    trivial = ctd.loc["splice"]
+    assert (trivial[trivial["status"] == "local"]["gap"] == 1).sum() == 3
 
 
 def test_majority_vote_pac_bound_2_claims():
@@ -328,8 +344,8 @@ def test_majority_vote_pac_bound_2_claims():
 
 def test_majority_vote_held_out_claims():
     """docs/majority_vote.rst's claims on the newer bounds held out: which are certified
-    in every run and within what gap, the local ones' gaps, which bound is least, and
-    the spreads to CCTND."""
+    in every run and within what gap (CTD's relative to its value, and its seconds), the
+    local ones' gaps, which bound is least, and the spreads to CCTND."""
     folder = RESULTS / "majority_vote_held_out"
     runs = pd.read_csv(folder / "majority_vote_runs.csv")
     runs = runs[runs["bound"] != "uniform"]
@@ -342,7 +358,9 @@ def test_majority_vote_held_out_claims():
     local = ccpbb[ccpbb["status"] == "local"]
     assert set(local["dataset"]) == {"mushroom"} and len(local) == 5
     assert (round(local["gap"].min(), 7), round(local["gap"].max(), 6)) == (2.2e-6, 5.6e-5)
-    assert set(ctd["status"]) == {"local"} and 0.99 < ctd["gap"].max() <= 1.0
+    assert set(ctd["status"]) == {"optimal"} and ctd["gap"].max() <= 1e-7
+    assert round((ctd["gap"] / ctd["value"]).max(), 7) == 4.1e-6  # mushroom: a small bound
+    assert (round(ctd["seconds"].min(), 2), round(ctd["seconds"].max(), 1)) == (0.07, 3.5)
     bounds = pd.read_csv(folder / "majority_vote_bounds_wide.csv").set_index("dataset")
     least = bounds.drop(columns="mode").idxmin(axis=1)
     assert sorted(least.index[least == "unexpected_bernstein"]) == [

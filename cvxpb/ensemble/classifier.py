@@ -143,7 +143,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         The bound the posterior minimizes (the last three for two classes only;
         ``"cctnd"`` and ``"ccpbb"`` are Wu et al.'s (2021) Chebyshev-Cantelli bounds
         with the tandem bound and with PAC-Bayes-Bennett, ``"ctd"`` Masegosa et al.'s
-        (2020) C-tandem bound (five terms, searched locally: slow on large forests),
+        (2020) C-tandem bound (certified on one sample, where it is quasi-concave),
         ``"split_kl"`` and ``"unexpected_bernstein"`` Wu and Seldin's (2022)
         CCPBSkl and CCPBUB).
     divergence : {"kl", "chi2", "renyi"}
