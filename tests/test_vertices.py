@@ -143,13 +143,10 @@ NAMES = ["c_bound", "dis", "cctnd+", "cctnd-", "split_kl+", "split_kl-", "ccpbb0
 SLOW = pytest.mark.slow
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_claimed_concavity_holds_at_midpoints(name):
-    """Where the rules call a bound's minorant concave on its box, it is: at 400 random
-    pairs of the box, the value at the midpoint is at least the mean of the ends; the
-    minorant is never above the bound."""
-    E = _voters(0, 5)
-    problem = pb.Minimize(_declared(name, pb.Posterior.uniform(5), E))
+def _in_the_box(E, name):
+    """The declared bound on errors ``E``, its certifiable vertex search, the terms'
+    box, 400 random pairs of points in it and an evaluator ``at(form, points)``."""
+    problem = pb.Minimize(_declared(name, pb.Posterior.uniform(E.shape[1]), E))
     search = VertexSearch(problem.bound, problem.terms, problem.signs)
     assert search.certifiable()
     rng = np.random.default_rng(1)
@@ -161,6 +158,15 @@ def test_claimed_concavity_holds_at_midpoints(name):
         coordinates = {t: points[:, i] for i, t in enumerate(problem.terms)}
         return form.evaluate(Values(coordinates=coordinates, signs=problem.signs), 0)
 
+    return problem, search, (lo, hi), (x, y), at
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_claimed_concavity_holds_at_midpoints(name):
+    """Where the rules call a bound's minorant concave on its box, it is: at 400 random
+    pairs of the box, the value at the midpoint is at least the mean of the ends; the
+    minorant is never above the bound."""
+    problem, search, (lo, hi), (x, y), at = _in_the_box(_voters(0, 5), name)
     form = search.form
     ends = (at(form, x) + at(form, y)) / 2
     middle = at(form, (x + y) / 2)
@@ -371,20 +377,10 @@ def test_claimed_quasi_concavity_of_ctd_holds_at_midpoints():
     their mean: the mean fails, as the ratio is not concave); it rises along each
     oriented term; it is never above the bound."""
     E = _voters(0, 5, n=CTD_N, top=CTD_TOP)
-    problem = pb.Minimize(_declared("ctd", pb.Posterior.uniform(5), E))
-    search = VertexSearch(problem.bound, problem.terms, problem.signs)
-    assert search.certifiable()
+    problem, search, (lo, hi), (x, y), at = _in_the_box(E, "ctd")
     assert problem.bound.bounding_form(+1).curvature_over(search.box) == "quasiconcave"
     assert "the bound quasi-concave in them" in problem.explain()
-    rng = np.random.default_rng(1)
-    lo = np.array([search.box.lo[t] for t in problem.terms])
-    hi = np.array([search.box.hi[t] for t in problem.terms])
-    x, y = (lo + rng.uniform(size=(400, lo.size)) * (hi - lo) for _ in range(2))
-
-    def at(form, points):
-        coordinates = {t: points[:, i] for i, t in enumerate(problem.terms)}
-        return form.evaluate(Values(coordinates=coordinates, signs=problem.signs), 0)
-
+    rng = np.random.default_rng(2)
     form = search.form
     least_end = np.minimum(at(form, x), at(form, y))
     middle = at(form, (x + y) / 2)

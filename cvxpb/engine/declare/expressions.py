@@ -48,6 +48,8 @@ class Expression:
     """
 
     monotonicity: tuple = ()  # per argument: +1 increasing, -1 decreasing, None neither
+    clipped = False  # True for an atom whose safeguards only raise its value (bounding_form
+    # below drops them: the atom then evaluates without them)
 
     def __init__(self, *args):
         self.args = tuple(as_expression(a) for a in args)
@@ -132,7 +134,8 @@ class Expression:
         """Drop the safeguards that break this node's concavity, in one direction.
 
         The result is this node where that moves its value only down (``sign=+1``) or
-        only up (``-1``). The search for bounds of three or more terms
+        only up (``-1``): below, an atom with ``clipped`` set evaluates without its
+        safeguards. The search for bounds of three or more terms
         (:mod:`cvxpb.engine.declare.vertices`) minimizes this form of the bound, a
         minorant, over an outer polytope. Each argument is taken in the direction the
         atom's monotonicity carries ``sign`` to.
@@ -153,10 +156,14 @@ class Expression:
             a.bounding_form(sign * (s if s else 1))
             for a, s in zip(self.args, self.monotonicity, strict=True)
         )
-        if all(f is a for f, a in zip(forms, self.args, strict=True)):
+        unchanged = all(f is a for f, a in zip(forms, self.args, strict=True))
+        drop = sign > 0 and self.clipped
+        if unchanged and not drop:
             return self
         node = copy.copy(self)
         node.args = forms
+        if drop:
+            node.clipped = False
         return node
 
     def curvature_over(self, box):
@@ -706,7 +713,7 @@ class ChebyshevCantelli(Expression):
         The side ``mu >= 0``, else ``mu < 0``.
     """
 
-    clipped = True  # the safeguards on T and L; bounding_form drops them
+    clipped = True  # the safeguards on T and L (bounding_form drops them: unclipped below)
 
     def __init__(self, *args, mu_nonnegative=True):
         super().__init__(*args)
@@ -715,28 +722,6 @@ class ChebyshevCantelli(Expression):
 
     def _apply(self, arguments, rounding):
         return self._least(*np.broadcast_arrays(*arguments), rounding)
-
-    def bounding_form(self, sign: int = 1) -> Expression:
-        """Drop the safeguards on ``T`` and ``L`` below (they only raise the value).
-
-        Below (``sign=+1``) the least value over the side without them
-        (:meth:`unclipped`); above, the atom as it is.
-
-        Parameters
-        ----------
-        sign : {1, -1}, default=1
-            ``+1`` for a form at most this node everywhere, ``-1`` at least.
-
-        Returns
-        -------
-        Expression
-            The node.
-        """
-        node = super().bounding_form(sign)
-        if sign > 0 and self.clipped:
-            node = copy.copy(node)
-            node.clipped = False
-        return node
 
     def _curvature(self, kinds, ranges):
         """Without the safeguards, concave: the least over ``v`` of functions affine in
@@ -968,11 +953,11 @@ class CTandem(Expression):
     ``N - mu D >= 0`` for every ``mu`` in ``[0, lam]`` (0 where there is none); above,
     it is 1. It increases in ``e`` and ``L_hi`` and decreases in ``L_lo`` the same
     way. Without the caps at 1 for ``L_hi >= 1/2`` and ``T_hi > 1/2`` (its
-    :meth:`bounding_form` below) it is **quasi-concave**: each ``N - mu D`` is concave
-    (``kl^-1`` is jointly concave above and convex below), so each set where the value
-    is at least ``lam`` is an intersection of convex sets; the least value over a
-    polytope is then at a vertex, which is what :mod:`cvxpb.engine.declare.vertices`
-    needs.
+    :meth:`bounding_form` below, with ``clipped`` off) it is **quasi-concave**: each
+    ``N - mu D`` is concave (``kl^-1`` is jointly concave above and convex below), so
+    each set where the value is at least ``lam`` is an intersection of convex sets; the
+    least value over a polytope is then at a vertex, which is what
+    :mod:`cvxpb.engine.declare.vertices` needs.
 
     Parameters
     ----------
@@ -982,7 +967,7 @@ class CTandem(Expression):
     """
 
     monotonicity = (1, 1, -1, 1)
-    clipped = True  # the caps at 1 for L_hi >= 1/2 and T_hi > 1/2; bounding_form drops them
+    clipped = True  # the caps at 1 for L_hi >= 1/2 and T_hi > 1/2 (bounding_form drops them)
 
     def _apply(self, arguments, rounding):
         T, e, L_lo, L_hi = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(*arguments))
@@ -998,27 +983,6 @@ class CTandem(Expression):
         if self.clipped:
             value = np.where((L_hi >= 0.5) | (T_hi > 0.5), 1.0, value)
         return value
-
-    def bounding_form(self, sign: int = 1) -> Expression:
-        """Drop the caps at 1 for ``L_hi >= 1/2`` and ``T_hi > 1/2`` below.
-
-        They only raise the value; without them the atom is quasi-concave.
-
-        Parameters
-        ----------
-        sign : {1, -1}, default=1
-            ``+1`` for a form at most this node everywhere, ``-1`` at least.
-
-        Returns
-        -------
-        Expression
-            The node.
-        """
-        node = super().bounding_form(sign)
-        if sign > 0 and self.clipped:
-            node = copy.copy(node)
-            node.clipped = False
-        return node
 
     def _curvature(self, kinds, ranges):
         """Without the caps, quasi-concave (the class's text) where ``T`` is affine in
