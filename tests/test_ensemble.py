@@ -218,3 +218,30 @@ def test_a_bound_at_a_posterior_is_its_declarations_value_there():
         model.bound_at("nope")
     with pytest.raises(ValueError, match="posterior"):
         model.bound_at("tnd", np.full(7, 1 / 7))
+
+
+def test_a_small_bound_is_certified_within_1e_6_of_itself():
+    """Bounds near 0.03 (rare, correlated errors): at 1e-7 absolute CCTND and CTD stop
+    at 1.3e-6 and 2.1e-6 of the bound; the classifier's search goes on to 1e-6 of it,
+    "optimal", never above the first value; TND is there already and is not searched
+    again."""
+    import cvxpb as pb
+    from cvxpb.ensemble import bounds as mv
+    from cvxpb.ensemble.classifier import _minimize
+
+    rng = np.random.default_rng(0)
+    n, H = 3000, 8
+    hard = rng.random((n, 1)) < 0.004
+    E = ((hard & (rng.random((n, H)) < 0.7)) | (rng.random((n, H)) < 0.002)).astype(float)
+    q = pb.Posterior.uniform(H)
+    for declared in (
+        mv.chebyshev_cantelli_tnd(q, E.mean(0), n, E),
+        mv.c_tandem(q, E.mean(0), n, E),
+    ):
+        absolute, relative = _minimize(declared, rtol=np.inf), _minimize(declared)
+        assert absolute.status == "optimal" and absolute.certificate.gap > 1e-6 * absolute.bound
+        assert relative.status == "optimal" and relative.certificate.gap <= 1e-6 * relative.bound
+        assert relative.bound <= absolute.bound
+        assert relative.certificate.lower_bound <= relative.bound
+    tnd = _minimize(mv.tandem(q, E))
+    assert tnd.certificate.gap <= 1e-6 * tnd.bound

@@ -52,6 +52,8 @@ BOUNDS = (
     "dis",
 )
 BINARY_BOUNDS = ("c_bound", "pac_bound_2", "dis")
+TOL, RTOL = 1e-7, 1e-6  # each minimum's certified gap: at most TOL, and at most RTOL of
+# the bound where that is less (bounds below 0.1)
 VALIDATIONS = ("oob", "split", "prefit")
 
 
@@ -166,7 +168,9 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
     posterior_ : ndarray
         Their weights.
     result_ : cvxpb.Result
-        The minimization of ``bound``.
+        The minimization of ``bound``, searched until its certified gap is at most
+        1e-7 and at most 1e-6 of the bound where that is less (status "optimal"), or
+        until its minorants hold the gap open (status "local").
     n_bound_ : int
         The least number of examples any pair's rates were measured on.
     statistics_ : dict
@@ -351,8 +355,22 @@ def _parts(declared) -> tuple:
     return declared if isinstance(declared, tuple) else (declared,)
 
 
-def _minimize(declared, tol=1e-7):
-    """The minimum of a declared bound; of a tuple, the least of its parts' minima.
+def _minimize(declared, tol=TOL, rtol=RTOL):
+    """The minimum of a declared bound, certified within ``tol`` and, where that is
+    less, within ``rtol`` of the bound: a small bound (near 0.01, say) is searched
+    again at ``rtol`` times its value once certified at ``tol``, which a "local"
+    result is not (its minorant, not the search, holds its gap open)."""
+    result = _minimize_within(declared, tol)
+    goal = rtol * result.bound
+    if result.status != "optimal" or result.certificate.gap <= goal or not goal > 0:
+        return result
+    closer = _minimize_within(declared, goal)
+    return closer if closer.status == "optimal" else result
+
+
+def _minimize_within(declared, tol):
+    """The minimum of a declared bound within ``tol``; of a tuple, the least of its
+    parts' minima.
 
     Each part is solved first without tightening its minorants; only the parts whose
     lower bound is below the least bound found (the ones that could hold the minimum)
