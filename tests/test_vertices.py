@@ -439,8 +439,9 @@ def test_ctd_atom_is_monotone_in_each_argument_everywhere(point, other):
 
 def test_ctd_certified_against_a_grid_of_the_written_out_bound():
     """Three voters on one sample: the certified lower bound is below the least value
-    on a 61 x 61 grid of the simplex of CTD written out (kl inverses by bisection), and
-    the bound returned is at most that value."""
+    on a 61 x 61 grid of the simplex of CTD written out (kl inverses by bisection), the
+    bound returned is at most that value, and it is the written-out value at the
+    posterior returned."""
     E = _voters(3, 3, n=2000, top=0.25)
     res = pb.Minimize(_declared("ctd", pb.Posterior.uniform(3), E)).solve()
     a, b = np.meshgrid(np.linspace(0, 1, 61), np.linspace(0, 1, 61))
@@ -451,6 +452,8 @@ def test_ctd_certified_against_a_grid_of_the_written_out_bound():
     assert res.status == "optimal" and res.certificate.gap <= 1e-7
     assert res.certificate.lower_bound <= grid
     assert res.bound <= grid + 1e-9
+    written = _written_out("ctd", res.posterior[None, :], E)[0]  # the same formula, apart
+    assert abs(res.bound - written) <= 1e-9
 
 
 @pytest.mark.parametrize("H", [5, pytest.param(100, marks=SLOW)])
