@@ -125,6 +125,7 @@ class ParetoSearch:
         self.terms = list(terms)
         self.form = bound.bounding_form(+1)  # a minorant of the bound
         self.box = None  # the terms' box, once certifiable() has computed it
+        self.curvature = None  # the minorant's curvature on it, proven there
         self._concave = None  # whether the form is concave on the box (two terms)
         self._closed = None  # whether the programs have closed forms (closed_family)
         self.solved: list[Solved] = []
@@ -156,7 +157,8 @@ class ParetoSearch:
         if not all(np.isfinite(lo[t]) and np.isfinite(hi[t]) for t in self.terms):
             return False
         self.box = Box(lo, hi, self.signs)
-        return self.form.curvature_over(self.box) in VERTEX_CURVATURES
+        self.curvature = self.form.curvature_over(self.box)
+        return self.curvature in VERTEX_CURVATURES
 
     def _floored(self, term, least) -> float:
         """``least`` raised to the oriented term's known floor (a rate's, below which a

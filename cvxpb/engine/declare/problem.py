@@ -111,7 +111,7 @@ class Minimize:
             )
         search = VertexSearch(self.bound, self.terms, self.signs)
         if search.certifiable():
-            shape = search.form.curvature_over(search.box).replace("quasi", "quasi-")
+            shape = search.curvature.replace("quasi", "quasi-")
             return (
                 f"{n} terms, the bound {shape} in them on their box: cuts at weights of "
                 "the scalarization and the least vertex of the outer polytope (a "
