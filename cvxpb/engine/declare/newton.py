@@ -71,10 +71,11 @@ def minimize_quadratic_kl(S, b, mu, prior, start):
 
     value, polish = objective(q), POLISH
     for _ in range(MAX_ITERATIONS):
-        d = _direction(S, b, mu, prior, q)
+        gradient = _gradient(S, b, mu, prior, q)
+        d = _direction(S, mu, q, gradient)
         if d is None:
             return None
-        slope = _gradient(S, b, mu, prior, q) @ d
+        slope = gradient @ d
         if not slope < -1e-17 * (abs(value) + mu):  # the Newton decrement is spent
             break
         step, full = 1.0, None
@@ -113,14 +114,15 @@ def _gradient(S, b, mu, prior, q):
     return g
 
 
-def _direction(S, b, mu, prior, q):
-    """The Newton step on the support of ``q``, in the scaled variable."""
+def _direction(S, mu, q, gradient):
+    """The Newton step on the support of ``q``, in the scaled variable, from the
+    objective's ``gradient`` at ``q``."""
     on = np.flatnonzero(q > 0)
     root = np.sqrt(q[on])
-    g = _gradient(S, b, mu, prior, q)[on]
+    g = gradient[on]
     part = S if on.size == q.size else S[np.ix_(on, on)]  # no copy on a full support
-    scaled = part * np.outer(root, root)
-    scaled[np.diag_indices_from(scaled)] += mu
+    scaled = part * (root[:, None] * root)  # the outer product, as np.outer forms it
+    scaled.flat[:: on.size + 1] += mu  # the diagonal
     y = _constrained_solve(scaled, -root * g, root)
     if y is None:
         return None
