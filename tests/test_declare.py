@@ -403,6 +403,58 @@ def test_a_tolerance_out_of_reach_ends_with_the_gap_it_reached():
     assert res.iterations <= 62
 
 
+def _rare_errors(n=3000, H=8, seed=0):
+    """Rare, correlated errors: bounds near 0.01-0.03."""
+    rng = np.random.default_rng(seed)
+    hard = rng.random((n, 1)) < 0.004
+    return ((hard & (rng.random((n, H)) < 0.7)) | (rng.random((n, H)) < 0.002)).astype(float)
+
+
+@pytest.mark.parametrize("bound", ["tnd", "ctd"])
+def test_rtol_certifies_a_small_bound_within_its_share_of_the_bound(bound):
+    """A Pareto search (TND) and a vertex search (CTD, four terms) on bounds near 0.02:
+    at 1e-7 absolute the gap is above 1e-8 of the bound; with ``rtol=1e-8`` the same
+    search goes on to 1e-8 of the bound, "optimal", and the two minima agree within the
+    larger gap."""
+    E = _rare_errors()
+    n, H = E.shape
+    q = pb.Posterior.uniform(H)
+    if bound == "tnd":
+        declared = mv.tandem(q, E)
+    else:
+        declared = mv.c_tandem(q, E.mean(0), n, E)
+    absolute = pb.Minimize(declared).solve(tol=1e-7)
+    relative = pb.Minimize(declared).solve(tol=1e-7, rtol=1e-8)
+    assert absolute.status == relative.status == "optimal"
+    assert absolute.certificate.gap > 1e-8 * absolute.bound
+    assert relative.certificate.gap <= 1e-8 * relative.bound
+    assert relative.bound <= absolute.bound + relative.certificate.gap
+    assert absolute.bound <= relative.bound + absolute.certificate.gap
+    assert relative.certificate.lower_bound <= relative.bound
+    for off in (None, np.inf):  # no relative gap asked: tol alone, the same search
+        assert pb.Minimize(declared).solve(tol=1e-7, rtol=off).bound == absolute.bound
+
+
+@pytest.mark.parametrize("rtol", [0.0, -1e-6, np.nan, "1e-6", True])
+def test_rtol_must_be_a_positive_number(rtol):
+    declared = mv.tandem(pb.Posterior.uniform(3), _rare_errors(H=3))
+    with pytest.raises(ValueError, match="rtol must be"):
+        pb.Minimize(declared).solve(rtol=rtol)
+
+
+def test_a_relative_gap_out_of_reach_is_not_called_optimal():
+    """The budget ends a search that met ``tol`` but not ``rtol``: "optimal_inaccurate",
+    with the gap it reached."""
+    q = pb.Posterior.uniform(10)
+    risks = np.linspace(0.1, 0.4, 10)
+    declared = mv.first_order(q, risks, 100, 0.05)
+    met = pb.Minimize(declared).solve(tol=1e-2, max_solves=21)
+    res = pb.Minimize(declared).solve(tol=1e-2, rtol=1e-300, max_solves=21)
+    assert met.status == "optimal" and met.certificate.gap > 1e-300 * met.bound
+    assert res.status == "optimal_inaccurate"
+    assert 0 < res.certificate.gap <= 1e-2
+
+
 def test_multiclass_disagreement_and_the_compact_factor():
     """For three classes ``d = 1 - sum_c |V_c q|^2 / n``, concave; with ``n > H`` the
     CVXPY expression uses an ``H``-row factor with the same value."""

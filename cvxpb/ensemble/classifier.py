@@ -36,6 +36,7 @@ from cvxpb.engine.declare.problem import Minimize
 from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.pairs import PairErrors
+from cvxpb.numerics.tolerances import gap_goal
 from cvxpb.validation import check_choice, check_delta, check_distribution
 
 BOUNDS = (
@@ -356,42 +357,35 @@ def _parts(declared) -> tuple:
 
 
 def _minimize(declared, tol=TOL, rtol=RTOL):
-    """The minimum of a declared bound, certified within ``tol`` and, where that is
-    less, within ``rtol`` of the bound: a small bound (near 0.01, say) is searched
-    again at ``rtol`` times its value once certified at ``tol``, which a "local"
-    result is not (its minorant, not the search, holds its gap open)."""
-    result = _minimize_within(declared, tol)
-    goal = rtol * result.bound
-    if result.status != "optimal" or result.certificate.gap <= goal or not goal > 0:
-        return result
-    closer = _minimize_within(declared, goal)
-    return closer if closer.status == "optimal" else result
+    """The minimum of a declared bound, certified within ``tol`` and within ``rtol`` of
+    the bound (:meth:`cvxpb.Minimize.solve`); of a tuple, the least of its parts' minima.
 
-
-def _minimize_within(declared, tol):
-    """The minimum of a declared bound within ``tol``; of a tuple, the least of its
-    parts' minima.
-
-    Each part is solved first without tightening its minorants; only the parts whose
-    lower bound is below the least bound found (the ones that could hold the minimum)
-    are solved again with them made tight. The result is the part with the least
-    bound, its certificate's lower bound the least of all parts' (each part's minimum
-    is at least its own), and its status the weakest of the parts that could hold the
-    minimum.
+    Each part is solved first without tightening its minorants. The parts whose lower
+    bound is below the least bound found by more than the gap asked (the ones that
+    could hold the minimum) are solved again: made tight where "local", at that gap
+    where "optimal" at their own (a near tie). The result is the part with the least bound, its
+    certificate's lower bound the least of all parts' (each part's minimum is at least
+    its own), and its status the weakest of the parts that could hold the minimum.
     """
     parts = [Minimize(part) for part in _parts(declared)]
-    results = [part.solve(tol, tighten=len(parts) == 1) for part in parts]
+    if len(parts) == 1:
+        return parts[0].solve(tol, rtol=rtol)
+    results = [part.solve(tol, tighten=False, rtol=rtol) for part in parts]
+    goal = gap_goal(tol, rtol, min(r.bound for r in results))
     best = min(r.bound for r in results)
     for k, part in enumerate(parts):
-        if len(parts) > 1 and results[k].status == "local" and _lower(results[k]) < best - tol:
-            results[k] = part.solve(tol)
+        if _lower(results[k]) >= best - goal:
+            continue
+        if results[k].status == "local":
+            results[k] = part.solve(tol, rtol=rtol)
+        elif results[k].status == "optimal":  # a near tie: its own gap is not enough
+            results[k] = part.solve(goal)
     chosen = min(results, key=lambda r: r.bound)
-    if len(parts) == 1:
-        return chosen
     lower = min(_lower(r) for r in results)
     gap = max(chosen.bound - lower, 0.0)
-    contenders = [r.status for r in results if _lower(r) < chosen.bound - tol] or ["optimal"]
-    status = "optimal" if gap <= tol else _weakest(contenders + [chosen.status])
+    goal = gap_goal(tol, rtol, chosen.bound)
+    contenders = [r.status for r in results if _lower(r) < chosen.bound - goal] or ["optimal"]
+    status = "optimal" if gap <= goal else _weakest(contenders + [chosen.status])
     certificate = dataclasses.replace(chosen.certificate, lower_bound=lower, gap=gap)
     return dataclasses.replace(chosen, status=status, certificate=certificate)
 

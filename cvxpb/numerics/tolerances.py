@@ -90,6 +90,36 @@ def nudge_float(x: float, rounding: int) -> float:
     return x + rounding * step if rounding else x
 
 
+def gap_goal(tol: float, rtol: float | None, bound: float) -> float:
+    """The certified gap a search stops at: ``tol``, or ``rtol`` times the bound if less.
+
+    ``rtol`` of None asks no relative gap.
+
+    Parameters
+    ----------
+    tol : float
+        The absolute gap.
+    rtol : float or None
+        The gap relative to the bound, or None for ``tol`` alone.
+    bound : float
+        The bound at the best posterior so far (a bound at or below 0, or not finite,
+        keeps ``tol``).
+
+    Returns
+    -------
+    float
+        ``min(tol, rtol * bound)`` where that is positive, else ``tol``.
+
+    Examples
+    --------
+    >>> from cvxpb.numerics.tolerances import gap_goal
+    >>> gap_goal(1e-7, 1e-6, 0.01), gap_goal(1e-7, 1e-6, 0.5), gap_goal(1e-7, None, 0.01)
+    (1e-08, 1e-07, 1e-07)
+    """
+    relative = math.inf if rtol is None else rtol * bound
+    return min(tol, relative) if relative > 0 else tol
+
+
 def exp_up(log_value: float) -> float:
     """Exponentiate a logarithm, rounded up so that an upper bound stays one.
 

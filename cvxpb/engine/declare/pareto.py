@@ -54,7 +54,7 @@ from cvxpb.engine.declare.newton import minimize_quadratic_kl
 from cvxpb.engine.declare.values import Values
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
-from cvxpb.numerics.tolerances import EPS, nudge, nudge_float
+from cvxpb.numerics.tolerances import EPS, gap_goal, nudge, nudge_float
 
 PIECES = 256  # each edge of the boundary is cut into this many pieces for its corners
 STALL = 5  # rounds without the lower bound rising by tol (or 1% of the gap) end a search
@@ -303,7 +303,7 @@ class ParetoSearch:
         ]
         return np.maximum(slopes, 0.0)
 
-    def run(self, tol, max_solves, earlier=None, first=None):
+    def run(self, tol, max_solves, earlier=None, first=None, rtol=None):
         """Search ``mu`` until the bound at the best posterior meets the lower bound.
 
         Parameters
@@ -320,6 +320,9 @@ class ParetoSearch:
         first : sequence of float, optional
             The ``mu`` to begin at instead of ``FIRST_MUS`` (a round of the
             convex-concave procedure begins where the round before ended).
+        rtol : float, optional
+            Where given, the search stops only once the gap is also within ``rtol``
+            times the bound at the best posterior (:func:`cvxpb.numerics.tolerances.gap_goal`).
 
         Returns
         -------
@@ -331,7 +334,7 @@ class ParetoSearch:
             Wall-clock time.
         """
         start = time.perf_counter()
-        self.tol = tol
+        self.tol = tol  # the gap asked: tol, or less where rtol is given (each round)
         first = self._first_mus() if first is None else first
         if earlier is not None:
             self.inherited = list(earlier.solved) + earlier.inherited
@@ -347,14 +350,14 @@ class ParetoSearch:
         history = []
         while True:
             best = min(self.solved + self.inherited, key=lambda s: s.value)
-            self.upper = best.value
+            self.upper, self.tol = best.value, gap_goal(tol, rtol, best.value)
             lower, edge = self.lower_bound()
             history.append(lower)
             new = self._new_mus(edge, best)
-            if best.value - lower <= tol or len(self.solved) >= max_solves or not new:
+            if best.value - lower <= self.tol or len(self.solved) >= max_solves or not new:
                 break
             rise = history[-1] - history[-1 - STALL] if len(history) > STALL else np.inf
-            if relaxed and rise <= max(tol, (best.value - lower) / 100):
+            if relaxed and rise <= max(self.tol, (best.value - lower) / 100):
                 break  # the minorant's own shortfall holds the bounds apart
             self._solve_all(new[: max(max_solves - len(self.solved), 1)])
         best = min(self.solved + self.inherited, key=lambda s: s.value)

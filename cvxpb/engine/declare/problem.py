@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 
 import numpy as np
@@ -13,6 +14,7 @@ from cvxpb.engine.declare.pareto import FIRST_MUS, ParetoSearch, Values
 from cvxpb.engine.declare.terms import GibbsRisk
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.engine.result import Certificate, Result
+from cvxpb.numerics.tolerances import gap_goal
 from cvxpb.validation import check_count, check_distribution, check_positive, real_array
 
 ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
@@ -130,6 +132,7 @@ class Minimize:
         max_solves: int = 300,
         solver: str = "CLARABEL",
         tighten: bool = True,
+        rtol: float | None = None,
     ) -> Result:
         """Minimize the bound, with a proven lower bound on the minimum.
 
@@ -148,11 +151,17 @@ class Minimize:
             tight at the best posterior (:mod:`cvxpb.engine.declare.dnn`). The weight
             search's lower bound (the bound at the terms' separate minima) gains little
             from it for the cost of a second search, so it is left out there.
+        rtol : float, optional
+            The gap relative to the bound: where given, a certified search stops only
+            once the gap is within ``rtol`` times the bound as well as within ``tol``
+            (a bound near 0.01 with ``rtol=1e-6`` is searched to a gap of 1e-8); None
+            or ``inf`` for ``tol`` alone.
 
         Returns
         -------
         Result
-            ``status="optimal"`` when the gap is within ``tol``, else
+            ``status="optimal"`` when the gap is within ``tol`` (and within ``rtol``
+            times the bound, where given), else
             ``"optimal_inaccurate"`` with the gap; ``"local"`` (a true bound at the
             posterior returned, not proven least) for three or more terms, or where the
             convex minorant of a quadratic form (pairwise estimates, or against its
@@ -160,23 +169,29 @@ class Minimize:
             the certificate's ``lower_bound`` is proven either way.
         """
         check_positive(tol, "tol")
+        if rtol is not None and rtol != math.inf:  # None and inf ask no relative gap
+            check_positive(rtol, "rtol")
         check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
         n = len(self.terms)
         if n == 0:
             value = float(self.bound.evaluate(Values(), +1))
             return _result(value, np.array([]), "optimal", 0.0, 0, value, [], None)
         start = time.perf_counter()
-        best, lower, search = self._search(n, tol, max_solves, solver)
+        best, lower, search = self._search(n, tol, max_solves, solver, rtol=rtol)
         certified = n <= 2 or isinstance(search, VertexSearch)
         solves = len(search.solved)
         relaxed = [t for t in self.terms if search.convex[t] is not None]
-        if relaxed and best.value - lower > tol:
+
+        def open_gap():
+            return best.value - lower > gap_goal(tol, rtol, best.value)
+
+        if relaxed and open_gap():
             best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver, search)
             solves += more
-        if tighten and relaxed and certified and best.value - lower > tol:
+        if tighten and relaxed and certified and open_gap():
             earlier = search if n == 2 else None
             best, lower, more = self._tighten(
-                best, lower, relaxed, n, tol, max_solves, solver, earlier
+                best, lower, relaxed, n, tol, max_solves, solver, earlier, rtol
             )
             solves += more
         gap = best.value - lower
@@ -185,7 +200,8 @@ class Minimize:
         else:  # one convex program, or a search over several weights: no one parameter
             certificate = Certificate(None, None, None, lower, gap)
         local = not certified or relaxed
-        status = "optimal" if gap <= tol else "local" if local else "optimal_inaccurate"
+        optimal = gap <= gap_goal(tol, rtol, best.value)
+        status = "optimal" if optimal else "local" if local else "optimal_inaccurate"
         seconds = time.perf_counter() - start
         return _result(best.value, best.q, status, seconds, solves, lower, self.terms, certificate)
 
@@ -200,6 +216,7 @@ class Minimize:
         begin=(),
         minorants=None,
         earlier=None,
+        rtol=None,
     ):
         """``(best, lower, search)``: the Pareto search (one or two terms), the vertex
         search (more, where the bound is concave in them) or the weight search (else),
@@ -208,12 +225,14 @@ class Minimize:
         the weight search stands in for the vertex search; it begins at the log-weights
         ``begin`` where given (the last round's), else on its grid; a Pareto search
         begins at the ``mu`` in ``begin`` where given (the last round's near its best).
-        A Pareto search goes on from ``earlier``'s programs where given."""
+        A Pareto search goes on from ``earlier``'s programs where given. A certified
+        search stops at ``rtol`` times the bound as well as ``tol`` where ``rtol`` is
+        given."""
         how = (self.bound, self.terms, self.signs, solver, replace, minorants)
         if n > 2 and certify:
             search = VertexSearch(*how)
             if search.certifiable():
-                best, lower, _ = search.run(tol, max_solves)
+                best, lower, _ = search.run(tol, max_solves, rtol)
                 return best, lower, search
         if n > 2:
             search = WeightSearch(*how)
@@ -223,7 +242,7 @@ class Minimize:
         if n == 1:
             best, lower, _ = search.run_single()
         else:
-            best, lower, _ = search.run(tol, max_solves, earlier, first=begin or None)
+            best, lower, _ = search.run(tol, max_solves, earlier, begin or None, rtol)
         return best, lower, search
 
     def _convex_concave(self, best, relaxed, n, tol, max_solves, solver, earlier=None):
@@ -252,18 +271,18 @@ class Minimize:
             best = dataclasses.replace(candidate, value=value)
         return best, solves
 
-    def _tighten(self, best, lower, relaxed, n, tol, max_solves, solver, earlier=None):
+    def _tighten(self, best, lower, relaxed, n, tol, max_solves, solver, earlier=None, rtol=None):
         """The search again with the ``relaxed`` forms' minorants made tight at the best
         posterior (a non-negative part taken out before the shift,
         :mod:`cvxpb.engine.declare.dnn`), for ``TIGHTEN_ROUNDS`` rounds at most while
-        the gap is above ``tol`` and the lower bound rises; a Pareto search goes on
-        from the ``earlier`` one's programs. Returns the best posterior, the greater
-        lower bound and the programs."""
+        the gap is above ``tol`` (or ``rtol`` times the bound) and the lower bound
+        rises; a Pareto search goes on from the ``earlier`` one's programs. Returns the
+        best posterior, the greater lower bound and the programs."""
         solves = 0
         for _ in range(TIGHTEN_ROUNDS):
             minorants = {t: t.minorant(self.signs[t], at=best.q) for t in relaxed}
             found, tighter, search = self._search(
-                n, tol, max_solves, solver, minorants=minorants, earlier=earlier
+                n, tol, max_solves, solver, minorants=minorants, earlier=earlier, rtol=rtol
             )
             earlier = search if earlier is not None else None
             solves += len(search.solved)
@@ -271,7 +290,7 @@ class Minimize:
             if not tighter > lower:
                 break
             lower = tighter
-            if best.value - lower <= tol:
+            if best.value - lower <= gap_goal(tol, rtol, best.value):
                 break
         return best, lower, solves
 

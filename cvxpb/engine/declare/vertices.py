@@ -41,7 +41,7 @@ import numpy as np
 from cvxpb.engine.declare.pareto import ParetoSearch, Solved, Values
 from cvxpb.engine.declare.polytope import Polytope
 from cvxpb.numerics.summation import exact_sum
-from cvxpb.numerics.tolerances import nudge
+from cvxpb.numerics.tolerances import gap_goal, nudge
 
 STALL = 8  # rounds without the lower bound rising by tol end a search through a minorant
 STALL_EXACT = 40  # ... and one through the terms themselves, whose cuts close the gap in
@@ -72,7 +72,7 @@ class VertexSearch(ParetoSearch):
         super().__init__(bound, terms, signs, solver, replace, minorants)
         self._vertex_values: dict = {}
 
-    def run(self, tol, max_solves):
+    def run(self, tol, max_solves, rtol=None):
         """Cut until the bound at the best posterior meets the least vertex value.
 
         Parameters
@@ -81,6 +81,9 @@ class VertexSearch(ParetoSearch):
             The gap at which the search stops.
         max_solves : int
             The scalarized programs at most.
+        rtol : float, optional
+            Where given, the search stops only once the gap is also within ``rtol``
+            times the bound at the best posterior (:func:`cvxpb.numerics.tolerances.gap_goal`).
 
         Returns
         -------
@@ -106,10 +109,11 @@ class VertexSearch(ParetoSearch):
             best = min(self.solved, key=lambda s: s.value)
             lower, vertex = self._least_vertex()
             history.append(lower)
-            if best.value - lower <= tol or len(self.solved) >= max_solves:
+            goal = gap_goal(tol, rtol, best.value)
+            if best.value - lower <= goal or len(self.solved) >= max_solves:
                 break
             if len(history) > stall:  # the programs' precision (or a minorant) stalls it
-                if history[-1] - history[-1 - stall] <= max(tol, (best.value - lower) / 100):
+                if history[-1] - history[-1 - stall] <= max(goal, (best.value - lower) / 100):
                     break
             if not self._refine(vertex, best):
                 break
