@@ -238,3 +238,27 @@ def test_the_upper_inverse_at_one_point_is_the_array_paths_bit_for_bit(L, eps):
         one = inverse(L, eps)
         many = inverse(np.array([L, 0.3]), np.array([eps, 0.1]))
         assert [float(x) for x in one] == [float(x[0]) for x in many]
+
+
+@pytest.mark.parametrize(
+    ("p", "eps"), [(7.71285762e-06, 0.01382095), (1e-3, 1.0), (0.02, 20.0), (0.3, 300.0)]
+)
+def test_a_lower_root_below_1e_300_is_bracketed_at_once(monkeypatch, p, eps):
+    """Where the lower root is below the bisection's absolute width (CTD's tandem risk
+    out of bag, near 1e-5 with a KL term near 0.01, puts it near 1e-780), the bracket
+    is ``[0, 1e-300]`` from a few kl evaluations, not a thousand halvings down from
+    ``p``; 1e-300 is above the root (its kl in mpmath is below ``eps``), and the bracket
+    is the one the halvings end at to the reported ``lo``."""
+    from cvxpb.numerics import kl as module
+
+    with mp.workdps(60):
+        assert mp_kl(p, mp.mpf("1e-300")) < eps
+    lo, hi = (float(v) for v in module.kl_inv_lower_bracket(p, eps))
+    assert lo == 0.0 and hi == module.BRACKET_WIDTH
+    calls = []
+    evaluate = module._kl_with_error
+    monkeypatch.setattr(module, "_kl_with_error", lambda *a: calls.append(1) or evaluate(*a))
+    module.kl_inv_lower_bracket(p, eps)
+    assert len(calls) <= 4
+    halved = module._bisect(np.float64(p), np.float64(eps), 0.0, p, verified_high=False)
+    assert float(halved[0]) == lo and float(halved[1]) <= hi

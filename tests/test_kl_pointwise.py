@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cvxpb.numerics import kl
+from tests.test_split_kl_bernstein import mp_kl_inverse  # no @given nested at import
 
 risks = st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.0, 1.0, 5e-324, 1e-300, 0.5]))
 sides = st.one_of(st.floats(0.0, 50.0), st.sampled_from([0.0, 1e-300, 1e-12, 700.0]))
@@ -48,8 +49,6 @@ def test_point_by_point_meets_the_inverse_in_40_digits(points_and_sides):
     inverse (a 40-digit bisection) and within 1e-13 relative of it (the bracket and
     kl's rounding margin), and Newton's root is within its stated error of it."""
     import mpmath
-
-    from tests.test_split_kl_bernstein import mp_kl_inverse
 
     p, eps = (np.array(x) for x in zip(*points_and_sides, strict=True))
     hi = kl.kl_inv_upper_bracket(p, eps)[1]

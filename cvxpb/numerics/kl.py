@@ -244,8 +244,9 @@ def _newton_bracket(p, eps):
 def _newton_bracket_lower(p, eps):
     """A start for the bisection of :func:`kl_inv_lower_bracket`: a few ulps around
     Newton's root (:func:`kl_inv_lower_newton`) where its ends pass the bisection's own
-    tests (``lo`` surely at or above ``eps`` despite rounding, ``hi`` not), else all of
-    ``[0, p]``."""
+    tests (``lo`` surely at or above ``eps`` despite rounding, ``hi`` not); else
+    ``[0, BRACKET_WIDTH]`` where the root is below that width (``hi`` not surely at
+    ``eps`` there), else all of ``[0, p]``."""
     guess, error = kl_inv_lower_newton(p, eps)
     # kl's rounding allowance, in r (a guess at 0 divides by 0, a tiny one overflows)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -257,7 +258,13 @@ def _newton_bracket_lower(p, eps):
     value_hi, error_hi = _kl_with_error(p, hi)
     with np.errstate(invalid="ignore"):
         good = (value_lo - error_lo >= eps) & (value_hi - error_hi < eps) & (lo > 0)
-    return np.where(good, lo, 0.0), np.where(good, hi, p)
+    # a root below the bisection's absolute width (Newton's start underflowed): where kl
+    # at that width is not surely eps, the bisection's rule would move hi there, so the
+    # bracket is [0, BRACKET_WIDTH] at once, not a thousand halvings down from p
+    value_floor, error_floor = _kl_with_error(p, BRACKET_WIDTH)
+    with np.errstate(invalid="ignore"):
+        tiny = ~good & (p > BRACKET_WIDTH) & ~(value_floor - error_floor >= eps)
+    return np.where(good, lo, 0.0), np.where(good, hi, np.where(tiny, BRACKET_WIDTH, p))
 
 
 def _plain(p, eps) -> bool:
