@@ -71,6 +71,7 @@ VERTEX_CURVATURES = ("affine", "concave", "quasiconcave")
 POLISH = 4  # programs at most at the best posterior's stationary mu, once certified
 WARM_PRIOR = 1e-6  # the prior's share in a warm start
 ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
+CONTINUATION = (1e-4, 1e-8)  # the weights it solves at first, each from the one before
 
 
 @dataclass
@@ -584,12 +585,16 @@ class ParetoSearch:
 
     def _newton(self, weighted):
         """Newton's method on ``1/2 q @ S @ q + b @ q + mu KL``, or ``None``. A program
-        of quadratic terms alone gets ``mu = ENTROPY_FLOOR``: its solution is then only
-        a candidate, which the caller's Frank-Wolfe bound certifies."""
+        of quadratic terms alone gets ``mu = ENTROPY_FLOOR``, reached through the weights
+        of ``CONTINUATION`` (each program's solution starts the next: straight at the
+        floor, coordinates bound for 0 fall a hundredfold a step and every step is cut
+        short); its solution is then only a candidate, which the caller's Frank-Wolfe
+        bound certifies."""
         weighted = [(t, w) for t, w in weighted if w > 0]
         entropic = [w for t, w in weighted if getattr(t, "entropic", False) and self.signs[t] > 0]
         if len(entropic) > 1:
             return None
+        stages = [] if entropic else list(CONTINUATION)
         entropic = entropic or [ENTROPY_FLOOR]
         prior = weighted[0][0].posterior.prior
         S, b = np.zeros((prior.size, prior.size)), np.zeros(prior.size)
@@ -604,6 +609,11 @@ class ParetoSearch:
             S += w * sign * parts[0]
             b += w * sign * parts[1]
         start = self._warm_start(entropic[0])
+        for mu in stages:  # a stage that fails leaves the start as it was
+            staged = minimize_quadratic_kl(S, b, mu, prior, start)
+            if staged is None:
+                break
+            start = staged
         return minimize_quadratic_kl(S, b, entropic[0], prior, start)
 
     def _warm_start(self, mu):
