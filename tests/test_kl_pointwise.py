@@ -1,5 +1,6 @@
-"""Few points of the upper kl inverse go through the float path point by point
-(``cvxpb.numerics.kl.SMALL``): bit for bit what the array path gives."""
+"""Few points of the upper kl inverse (and of the lower one's Newton root) go through
+the float path point by point (``cvxpb.numerics.kl.SMALL``): bit for bit what the
+array path gives."""
 
 import numpy as np
 import pytest
@@ -28,6 +29,26 @@ def test_point_by_point_is_the_array_paths_bits(points_and_sides):
         for a, b in zip(ours, theirs, strict=True):
             assert a.shape == b.shape == p.shape
             np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(points)
+def test_the_lower_newton_root_point_by_point_is_the_array_paths_bits(points_and_sides):
+    """The lower inverse's Newton root (the trinomial region's fast path): one point and
+    few points in floats, bit for bit the array path's, roots below the least float
+    included."""
+    p, eps = (np.array(x) for x in zip(*points_and_sides, strict=True))
+    by_point = kl.kl_inv_lower_newton(p, eps)
+    one = [kl.kl_inv_lower_newton(float(a), float(b)) for a, b in zip(p, eps, strict=True)]
+    small, kl.SMALL = kl.SMALL, 0
+    try:
+        as_array = kl.kl_inv_lower_newton(p, eps)
+    finally:
+        kl.SMALL = small
+    for k, (ours, theirs) in enumerate(zip(by_point, as_array, strict=True)):
+        assert ours.shape == theirs.shape == p.shape
+        np.testing.assert_array_equal(ours, theirs)
+        np.testing.assert_array_equal([float(x[k]) for x in one], theirs)
 
 
 def test_a_point_that_is_not_plain_takes_the_array_path():

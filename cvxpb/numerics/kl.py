@@ -313,6 +313,33 @@ def _upper_newton_scalar(p, eps, max_iter):
     return r, abs(step) + 4 * EPS
 
 
+def _lower_newton_scalar(p, eps, max_iter):
+    """:func:`kl_inv_lower_newton` at one point, in floats: the same start, steps and
+    stopping rules, and numpy's ``exp`` and ``log``, so the same bits."""
+    if eps == 0 or p <= 0:
+        return p, 4 * EPS * p
+    gap = p - math.sqrt(2 * p * eps)
+    s = float(-np.log(gap)) if gap > 0 else math.inf
+    s = min(s, (eps + float(np.log(2))) / p)
+    s = min(s, 1 - float(np.log(p)) + eps / p)
+    with np.errstate(under="ignore"):
+        r = float(np.exp(-s)) if math.isfinite(s) else 0.0
+    step = 0.0
+    if r == 0:  # a start below the least float: so is the root
+        return r, 4 * EPS * r
+    for _ in range(max_iter):
+        r_old = float(np.exp(-s))
+        slope = (p - r_old) / (1 - r_old) if r_old < 1 else math.nan  # 0/0, as in the arrays
+        if slope > 0:
+            s -= (_kl_scalar(p, r_old) - eps) / slope
+        with np.errstate(under="ignore", over="ignore"):
+            r = min(float(np.exp(-s)), p)
+        last, step = abs(step), r - r_old
+        if abs(step) <= 2 * EPS * r or (last > 0 and abs(step) >= last) or not math.isfinite(s):
+            break
+    return r, abs(step) + 4 * EPS * r
+
+
 def _upper_bracket_scalar(p, eps):
     """:func:`kl_inv_upper_bracket` at one point, in floats: Newton's root, its ends
     checked with the same rounding margin, then halved as :func:`_bisect` does."""
@@ -538,7 +565,11 @@ def kl_inv_lower_newton(p, eps, max_iter: int = 60):
     error : ndarray
         A bound on ``|r - root|``: the last step.
     """
+    if _plain(p, eps):
+        return tuple(np.asarray(x) for x in _lower_newton_scalar(float(p), float(eps), max_iter))
     p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(eps, dtype=float))
+    if _pointwise(p, eps):
+        return _point_by_point(_lower_newton_scalar, p, eps, max_iter)
     shape = p.shape
     p, eps = np.atleast_1d(p).astype(float), np.atleast_1d(eps).astype(float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
