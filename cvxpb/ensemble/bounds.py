@@ -287,8 +287,8 @@ def chebyshev_cantelli_tnd(
     ``delta / 2``; one kl inequality bounds ``L`` from both sides, so every ``mu`` holds
     at once and the bound is the least over ``mu``, in closed form on each side
     (:func:`cvxpb.engine.declare.expressions.chebyshev_cantelli`). For ``mu >= 0`` the
-    lower kl bound on ``L`` enters, for ``mu < 0`` the upper one: minimize both
-    declarations and take the lesser minimum.
+    lower kl bound on ``L`` enters, for ``mu < 0`` the upper one: ``Minimize`` of the
+    pair minimizes both and takes the lesser minimum.
 
     Parameters
     ----------
@@ -419,8 +419,8 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None):
     Returns
     -------
     tuple of Expression
-        The declarations for ``mu >= 0`` and for ``mu < 0``: minimize both and take the
-        lesser minimum.
+        The declarations for ``mu >= 0`` and for ``mu < 0``: ``Minimize`` of the pair
+        minimizes both and takes the lesser minimum.
 
     Examples
     --------
@@ -479,7 +479,8 @@ def unexpected_bernstein(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid
     Returns
     -------
     tuple of Expression
-        One declaration per ``(mu, gamma)``: minimize each and take the least minimum.
+        One declaration per ``(mu, gamma)``: ``Minimize`` of the tuple minimizes each and
+        takes the least minimum.
 
     Raises
     ------
@@ -539,7 +540,8 @@ def chebyshev_cantelli_bennett(q: Posterior, errors, delta=0.05, *, seen=None, m
     Returns
     -------
     tuple of Expression
-        One declaration per ``mu``: minimize each and take the least minimum.
+        One declaration per ``mu``: ``Minimize`` of the tuple minimizes each and takes
+        the least minimum.
 
     Raises
     ------

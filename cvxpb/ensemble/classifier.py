@@ -20,7 +20,6 @@ Seldin, 2022), ``"ctd"`` (the C-tandem bound of Masegosa et al., 2020), ``"lambd
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Mapping
 
@@ -36,7 +35,6 @@ from cvxpb.engine.declare.problem import Minimize
 from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.pairs import PairErrors
-from cvxpb.numerics.tolerances import gap_goal
 from cvxpb.validation import check_choice, check_delta, check_distribution
 
 BOUNDS = (
@@ -352,58 +350,15 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
-def _parts(declared) -> tuple:
-    return declared if isinstance(declared, tuple) else (declared,)
-
-
 def _minimize(declared, tol=TOL, rtol=RTOL):
-    """The minimum of a declared bound, certified within ``tol`` and within ``rtol`` of
-    the bound (:meth:`cvxpb.Minimize.solve`); of a tuple, the least of its parts' minima.
-
-    Each part is solved first without tightening its minorants. The parts whose lower
-    bound is below the least bound found by more than the gap asked (the ones that
-    could hold the minimum) are solved again: made tight where "local", at that gap
-    where "optimal" at their own (a near tie). The result is the part with the least bound, its
-    certificate's lower bound the least of all parts' (each part's minimum is at least
-    its own), and its status the weakest of the parts that could hold the minimum.
-    """
-    parts = [Minimize(part) for part in _parts(declared)]
-    if len(parts) == 1:
-        return parts[0].solve(tol, rtol=rtol)
-    results = [part.solve(tol, tighten=False, rtol=rtol) for part in parts]
-    goal = gap_goal(tol, rtol, min(r.bound for r in results))
-    best = min(r.bound for r in results)
-    for k, part in enumerate(parts):
-        if _lower(results[k]) >= best - goal:
-            continue
-        if results[k].status == "local":
-            results[k] = part.solve(tol, rtol=rtol)
-        elif results[k].status == "optimal":  # a near tie: its own gap is not enough
-            results[k] = part.solve(goal)
-    chosen = min(results, key=lambda r: r.bound)
-    lower = min(_lower(r) for r in results)
-    gap = max(chosen.bound - lower, 0.0)
-    goal = gap_goal(tol, rtol, chosen.bound)
-    contenders = [r.status for r in results if _lower(r) < chosen.bound - goal] or ["optimal"]
-    status = "optimal" if gap <= goal else _weakest(contenders + [chosen.status])
-    certificate = dataclasses.replace(chosen.certificate, lower_bound=lower, gap=gap)
-    return dataclasses.replace(chosen, status=status, certificate=certificate)
-
-
-def _lower(result) -> float:
-    return result.certificate.lower_bound
-
-
-def _weakest(statuses) -> str:
-    """The status that proves least: "local" before "optimal_inaccurate" before
-    "optimal"."""
-    order = ("local", "optimal_inaccurate", "optimal")
-    return min(statuses, key=lambda s: order.index(s) if s in order else -1)
+    """The minimum of a declared bound (of a tuple, the least of its parts' minima),
+    certified within ``tol`` and within ``rtol`` of the bound."""
+    return Minimize(declared).solve(tol, rtol=rtol)
 
 
 def _value_at(declared, posterior) -> float:
     """A declared bound at ``posterior``; of a tuple, the least of its parts there."""
-    return min(Minimize(part).value_at(posterior) for part in _parts(declared))
+    return Minimize(declared).value_at(posterior)
 
 
 def _check_fitted_voters(estimator):

@@ -37,20 +37,28 @@ class Minimize:
     bound and the convex-concave procedure improves the posterior (status ``"local"``
     where a gap remains).
 
+    A tuple (or list) of declared bounds is the least of them, a union bound over a
+    grid: ``Minimize`` of it minimizes each and takes the least minimum
+    (:class:`cvxpb.engine.declare.least.LeastOf`).
+
     Parameters
     ----------
-    bound : Expression
+    bound : Expression or tuple of Expression
         The declared bound; a :class:`DeclarationError` if it breaks the rule, or if
         its terms do not share one :class:`cvxpb.Posterior`.
     """
 
+    def __new__(cls, bound):
+        if isinstance(bound, (tuple, list)):  # another object, so no __init__ follows
+            from cvxpb.engine.declare.least import LeastOf
+
+            return LeastOf(bound)
+        return super().__new__(cls)
+
     def __init__(self, bound):
         self.bound = as_expression(bound)
         self.signs = _signs(self.bound)
-        posteriors = {id(t.posterior): t.posterior for t in self.signs}
-        if len(posteriors) > 1:
-            raise DeclarationError("every term of a bound must use the same Posterior")
-        self.posterior = next(iter(posteriors.values()), None)
+        self.posterior = one_posterior([t.posterior for t in self.signs], "term of a bound")
         self.terms = sorted(self.signs, key=lambda t: (t.divergence, t.name))
 
     def value_at(self, q) -> float:
@@ -168,10 +176,7 @@ class Minimize:
             curvature) leaves a gap, even after it is made tight at the best posterior;
             the certificate's ``lower_bound`` is proven either way.
         """
-        check_positive(tol, "tol")
-        if rtol is not None and rtol != math.inf:  # None and inf ask no relative gap
-            check_positive(rtol, "rtol")
-        check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
+        check_tolerances(tol, rtol, max_solves)
         n = len(self.terms)
         if n == 0:
             value = float(self.bound.evaluate(Values(), +1))
@@ -293,6 +298,55 @@ class Minimize:
             if best.value - lower <= gap_goal(tol, rtol, best.value):
                 break
         return best, lower, solves
+
+
+def one_posterior(posteriors, what):
+    """The one :class:`cvxpb.Posterior` among ``posteriors`` (None where there is none).
+
+    Parameters
+    ----------
+    posteriors : list of Posterior or None
+        The posteriors of a declaration's terms, or of a tuple's parts.
+    what : str
+        What holds them, for the message.
+
+    Returns
+    -------
+    Posterior or None
+        The posterior.
+
+    Raises
+    ------
+    DeclarationError
+        Where there are two or more.
+    """
+    found = {id(p): p for p in posteriors if p is not None}
+    if len(found) > 1:
+        raise DeclarationError(f"every {what} must use the same Posterior")
+    return next(iter(found.values()), None)
+
+
+def check_tolerances(tol, rtol, max_solves) -> None:
+    """Check :meth:`Minimize.solve`'s tolerances before any work starts.
+
+    Parameters
+    ----------
+    tol : float
+        The absolute gap: a finite number above 0.
+    rtol : float or None
+        The relative gap: a finite number above 0, or None or ``inf`` for none.
+    max_solves : int
+        The programs at most: at least the first ones' count.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument and what is allowed.
+    """
+    check_positive(tol, "tol")
+    if rtol is not None and rtol != math.inf:  # None and inf ask no relative gap
+        check_positive(rtol, "rtol")
+    check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
 
 
 def _signs(bound) -> dict:

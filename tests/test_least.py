@@ -1,0 +1,75 @@
+"""``Minimize`` of a tuple of declarations: the least of their minima (a union bound),
+against the parts minimized one by one."""
+
+import numpy as np
+import pytest
+
+import cvxpb as pb
+from cvxpb.engine.declare.expressions import DeclarationError
+from cvxpb.engine.declare.least import LeastOf
+from cvxpb.ensemble import bounds as mv
+
+
+def _errors(seed=0, n=400, H=5):
+    rng = np.random.default_rng(seed)
+    return (rng.random((n, H)) < rng.uniform(0.1, 0.35, H)).astype(float)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_least_of_the_parts_minima_with_their_least_lower_bound(seed):
+    """CCTND's two sides of mu and CCPBB's grid of three shifts: the union's bound is
+    the least part's, proven within tol by the least of the parts' lower bounds; at
+    any posterior its value is the least of theirs."""
+    E = _errors(seed)
+    q = pb.Posterior.uniform(E.shape[1])
+    for declared in (
+        mv.chebyshev_cantelli_tnd(q, E.mean(0), E.shape[0], E),
+        mv.chebyshev_cantelli_bennett(q, E, mu_grid=[-0.1, 0.0, 0.2]),
+    ):
+        problem = pb.Minimize(declared)
+        assert isinstance(problem, LeastOf) and len(problem.parts) == len(declared)
+        union = problem.solve()
+        alone = [pb.Minimize(d).solve() for d in declared]
+        assert union.bound == min(r.bound for r in alone)
+        assert union.status == "optimal" and union.certificate.gap <= 1e-7
+        least = min(r.bound - r.certificate.gap for r in alone)
+        assert union.certificate.lower_bound <= union.bound
+        assert abs(union.certificate.lower_bound - least) <= 1e-7
+        assert problem.value_at(union.posterior) == pytest.approx(union.bound, abs=1e-12)
+        posterior = np.random.default_rng(seed).dirichlet(np.ones(E.shape[1]))
+        values = [pb.Minimize(d).value_at(posterior) for d in declared]
+        assert problem.value_at(posterior) == min(values) >= union.bound
+
+
+def test_a_tie_is_certified_and_one_part_is_the_part_itself():
+    """The same declaration twice (a tie): "optimal" with the part's value. One part:
+    exactly the part's own result."""
+    E = _errors(3)
+    q = pb.Posterior.uniform(E.shape[1])
+    tnd = mv.tandem(q, E)
+    alone = pb.Minimize(tnd).solve()
+    twice = pb.Minimize((tnd, tnd)).solve()
+    assert twice.status == "optimal" and twice.bound == alone.bound
+    assert twice.certificate.gap <= 1e-7
+    once = pb.Minimize([tnd]).solve()
+    assert (once.bound, once.certificate.gap) == (alone.bound, alone.certificate.gap)
+
+
+def test_the_parts_share_one_posterior_and_there_is_at_least_one():
+    E = _errors(4)
+    first = mv.tandem(pb.Posterior.uniform(5), E)
+    other = mv.tandem(pb.Posterior.uniform(5), E)
+    with pytest.raises(DeclarationError, match="same Posterior"):
+        pb.Minimize((first, other))
+    with pytest.raises(DeclarationError, match="at least one"):
+        pb.Minimize(())
+    with pytest.raises(ValueError, match="rtol must be"):
+        pb.Minimize((first,)).solve(rtol=-1.0)
+
+
+def test_explain_names_the_union_and_each_part():
+    E = _errors(5)
+    q = pb.Posterior.uniform(E.shape[1])
+    text = pb.Minimize(mv.chebyshev_cantelli_tnd(q, E.mean(0), E.shape[0], E)).explain()
+    assert text.startswith("minimize the least of 2 declared bounds (a union bound)")
+    assert "part 0:" in text and "part 1:" in text and text.count("method:") == 2
