@@ -36,6 +36,9 @@ def test_the_least_of_the_parts_minima_with_their_least_lower_bound(seed):
         assert union.certificate.lower_bound <= union.bound
         assert abs(union.certificate.lower_bound - least) <= 1e-7
         assert problem.value_at(union.posterior) == pytest.approx(union.bound, abs=1e-12)
+        assert union.iterations >= len(declared)
+        assert union.message.startswith(f"the least of {len(declared)} bounds, part ")
+        assert union.message.endswith(f"certified gap {union.certificate.gap:.3g}")
         posterior = np.random.default_rng(seed).dirichlet(np.ones(E.shape[1]))
         values = [pb.Minimize(d).value_at(posterior) for d in declared]
         assert problem.value_at(posterior) == min(values) >= union.bound

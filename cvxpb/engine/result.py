@@ -16,8 +16,9 @@ SUPPORT_NOTE = (
 
 STATUSES = {
     "optimal": "a global minimum: the bound at the posterior is within the tolerance of a "
-    "proven lower bound (exact, declared), or the posterior solves a convex program to its "
-    "solver's optimality conditions (cvx, closed_form)",
+    "proven lower bound (exact, declared; the relative one too where asked), or the "
+    "posterior solves a convex program to its solver's optimality conditions (cvx, "
+    "closed_form)",
     "optimal_inaccurate": "a proven lower bound exists but lies further below the bound "
     "than the tolerance (the certificate's gap says how far), or the convex solver "
     "reported reduced accuracy",

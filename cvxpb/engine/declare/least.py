@@ -12,6 +12,7 @@ each part's minimum is at least its own.
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from cvxpb.engine.declare.expressions import DeclarationError
 from cvxpb.engine.declare.problem import Minimize, check_tolerances, one_posterior
@@ -112,15 +113,18 @@ class LeastOf:
         Returns
         -------
         Result
-            The chosen part's result, its certificate and status for the union.
+            The chosen part's bound and posterior; the certificate, status, seconds and
+            programs (``iterations``) are the union's.
         """
         check_tolerances(tol, rtol, max_solves)
         if len(self.parts) == 1:
             return self.parts[0].solve(tol, max_solves, solver, tighten, rtol)
+        start = time.perf_counter()
         how = {"max_solves": max_solves, "solver": solver}
         results = [part.solve(tol, tighten=False, rtol=rtol, **how) for part in self.parts]
         best = min(r.bound for r in results)
         goal = gap_goal(tol, rtol, best)
+        programs = sum(r.iterations for r in results)
         for k, part in enumerate(self.parts):
             if _lower(results[k]) >= best - goal:
                 continue
@@ -128,6 +132,9 @@ class LeastOf:
                 results[k] = part.solve(tol, rtol=rtol, **how)
             elif results[k].status == "optimal":  # a near tie: its own gap is not enough
                 results[k] = part.solve(goal, **how)
+            else:
+                continue
+            programs += results[k].iterations
         chosen = min(results, key=lambda r: r.bound)
         lower = min(_lower(r) for r in results)
         gap = max(chosen.bound - lower, 0.0)
@@ -135,7 +142,19 @@ class LeastOf:
         contenders = [r.status for r in results if _lower(r) < chosen.bound - goal]
         status = "optimal" if gap <= goal else _weakest(contenders + [chosen.status])
         certificate = dataclasses.replace(chosen.certificate, lower_bound=lower, gap=gap)
-        return dataclasses.replace(chosen, status=status, certificate=certificate)
+        part = results.index(chosen)
+        message = (
+            f"the least of {len(self.parts)} bounds, part {part}'s; {programs} scalarized "
+            f"programs in all; certified gap {gap:.3g}"
+        )
+        return dataclasses.replace(
+            chosen,
+            status=status,
+            certificate=certificate,
+            seconds=time.perf_counter() - start,
+            iterations=programs,
+            message=message,
+        )
 
 
 def _lower(result) -> float:
