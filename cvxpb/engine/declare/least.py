@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from cvxpb.engine.declare.checks import check_tolerances, one_posterior
 from cvxpb.engine.declare.expressions import DeclarationError
-from cvxpb.engine.declare.problem import Minimize, check_tolerances, one_posterior
 from cvxpb.numerics.tolerances import gap_goal
 
 STATUS_STRENGTH = ("local", "optimal_inaccurate", "optimal")  # weakest first
@@ -24,11 +24,12 @@ STATUS_STRENGTH = ("local", "optimal_inaccurate", "optimal")  # weakest first
 class LeastOf:
     """The least of several declared bounds over one posterior (``Minimize`` of a tuple).
 
+    Built by ``Minimize`` from a tuple of declarations, one ``Minimize`` per part.
+
     Parameters
     ----------
-    bounds : tuple or list of Expression
-        The declared bounds, each one ``Minimize`` accepts, all of the same
-        :class:`cvxpb.Posterior`.
+    parts : list of Minimize
+        The parts' problems, all of the same :class:`cvxpb.Posterior`.
 
     Examples
     --------
@@ -43,10 +44,10 @@ class LeastOf:
     ('optimal', True)
     """
 
-    def __init__(self, bounds):
-        if len(bounds) == 0:
+    def __init__(self, parts):
+        if len(parts) == 0:
             raise DeclarationError("the least of no bounds: give at least one declaration")
-        self.parts = [Minimize(bound) for bound in bounds]
+        self.parts = list(parts)
         self.posterior = one_posterior([p.posterior for p in self.parts], "bound of a tuple")
         self.signs = {t: s for part in self.parts for t, s in part.signs.items()}
         self.terms = sorted(self.signs, key=lambda t: (t.divergence, t.name))

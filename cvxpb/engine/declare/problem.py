@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 
 import numpy as np
 
+from cvxpb.engine.declare.checks import check_tolerances, one_posterior
 from cvxpb.engine.declare.expressions import DeclarationError, as_expression
+from cvxpb.engine.declare.least import LeastOf
 from cvxpb.engine.declare.local import WeightSearch
-from cvxpb.engine.declare.pareto import FIRST_MUS, ParetoSearch, Values
+from cvxpb.engine.declare.pareto import ParetoSearch, Values
 from cvxpb.engine.declare.terms import GibbsRisk
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.engine.result import Certificate, Result
 from cvxpb.numerics.tolerances import gap_goal
-from cvxpb.validation import check_count, check_distribution, check_positive, real_array
+from cvxpb.validation import check_distribution, real_array
 
 ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
 CCP_ROUNDS = 20  # rounds of the convex-concave procedure at most
@@ -50,9 +51,7 @@ class Minimize:
 
     def __new__(cls, bound):
         if isinstance(bound, (tuple, list)):  # another object, so no __init__ follows
-            from cvxpb.engine.declare.least import LeastOf
-
-            return LeastOf(bound)
+            return LeastOf([Minimize(part) for part in bound])
         return super().__new__(cls)
 
     def __init__(self, bound):
@@ -298,55 +297,6 @@ class Minimize:
             if best.value - lower <= gap_goal(tol, rtol, best.value):
                 break
         return best, lower, solves
-
-
-def one_posterior(posteriors, what):
-    """The one :class:`cvxpb.Posterior` among ``posteriors`` (None where there is none).
-
-    Parameters
-    ----------
-    posteriors : list of Posterior or None
-        The posteriors of a declaration's terms, or of a tuple's parts.
-    what : str
-        What holds them, for the message.
-
-    Returns
-    -------
-    Posterior or None
-        The posterior.
-
-    Raises
-    ------
-    DeclarationError
-        Where there are two or more.
-    """
-    found = {id(p): p for p in posteriors if p is not None}
-    if len(found) > 1:
-        raise DeclarationError(f"every {what} must use the same Posterior")
-    return next(iter(found.values()), None)
-
-
-def check_tolerances(tol, rtol, max_solves) -> None:
-    """Check :meth:`Minimize.solve`'s tolerances before any work starts.
-
-    Parameters
-    ----------
-    tol : float
-        The absolute gap: a finite number above 0.
-    rtol : float or None
-        The relative gap: a finite number above 0, or None or ``inf`` for none.
-    max_solves : int
-        The programs at most: at least the first ones' count.
-
-    Raises
-    ------
-    ValueError
-        Naming the argument and what is allowed.
-    """
-    check_positive(tol, "tol")
-    if rtol is not None and rtol != math.inf:  # None and inf ask no relative gap
-        check_positive(rtol, "rtol")
-    check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
 
 
 def _signs(bound) -> dict:
