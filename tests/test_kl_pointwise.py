@@ -51,6 +51,26 @@ def test_the_lower_newton_root_point_by_point_is_the_array_paths_bits(points_and
         np.testing.assert_array_equal([float(x[k]) for x in one], theirs)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(1e-6, 1.0), st.floats(1e-9, 5.0)), min_size=1, max_size=6))
+def test_the_lower_newton_root_meets_the_inverse_in_40_digits(points_and_sides):
+    """Independently of the array path: one point's and few points' Newton roots of the
+    lower inverse are within their stated error of a 40-digit bisection (roots under
+    1e-30 within 1e-30: the bisection's floor)."""
+    import mpmath
+
+    p, eps = (np.array(x) for x in zip(*points_and_sides, strict=True))
+    roots, errors = kl.kl_inv_lower_newton(p, eps)
+    with mpmath.workdps(40):
+        for k in range(p.size):
+            true = float(mp_kl_inverse(p[k], eps[k], upper=False))
+            for root, error in (
+                (roots[k], errors[k]),
+                tuple(float(x) for x in kl.kl_inv_lower_newton(float(p[k]), float(eps[k]))),
+            ):
+                assert abs(root - true) <= error + 1e-13 * true + 1e-30
+
+
 def test_a_point_that_is_not_plain_takes_the_array_path():
     """An infinite side (the inverse is 1) or a NaN among few points: the array path's
     own handling, not the float path's."""
