@@ -153,7 +153,7 @@ def test_a_tandem_bound_certified_by_its_edges_ends_is_below_a_multistart():
 
 def test_an_out_of_bag_tandem_bound_whose_minorant_dips_below_zero_keeps_a_valid_lower_bound():
     """Out of bag (mushroom's forest, where most trees are perfect) every program's cut
-    of the tandem term's convex minorant lies below 0, the term's floor. The region's
+    through the tandem term's convex minorant lies below 0, the term's floor. The region's
     lower ends start at the floors, so the box's faces bound it; cutting its edges at
     the box instead lost those faces and proved a lower bound 4e-4 above the bound
     itself. Against 3000 random posteriors and the bound at the one returned."""
@@ -172,7 +172,10 @@ def test_an_out_of_bag_tandem_bound_whose_minorant_dips_below_zero_keeps_a_valid
     problem = pb.Minimize(mv.tandem(q, None, stats["n"], 0.05, matrix=stats["tandem"]))
     search = ParetoSearch(problem.bound, problem.terms, problem.signs)
     search.run(1e-7, 60)
-    assert all(s.lower < 0 for s in search.solved)  # every cut below the floor
+    # every cut through the minorant below the floor (the programs at a KL weight of 0.012
+    # or more are convex with the tandem term itself: cvxpb.engine.declare.loan)
+    through_minorant = [s for s in search.solved if s.mu < 0.01]
+    assert len(through_minorant) >= 10 and all(s.lower < 0 for s in through_minorant)
     res = problem.solve()
     draws = rng.dirichlet(np.full(30, 0.2), 3000)
     least = min(problem.value_at(x) for x in draws)

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cvxpb.engine.declare.box import Box
+from cvxpb.engine.declare.loan import loan
 from cvxpb.engine.declare.newton import minimize_quadratic_kl
 from cvxpb.engine.declare.values import Values
 from cvxpb.numerics.derivatives import central_difference
@@ -174,11 +175,15 @@ class ParetoSearch:
     def _largest(self, term) -> float:
         """The oriented term's (or its convex stand-in's) largest value on the simplex,
         rounded up: a convex function's largest value is at a vertex."""
-        prior = term.posterior.prior
         minorant = self.convex[term]
         known = term.largest(self.signs[term]) if minorant is None else minorant.largest(+1)
-        if known is not None:
-            return known
+        if known is None:
+            known = self._largest_at_vertices(term, minorant)
+        cap = self._cap(term)  # the form's own, which programs on loan reach
+        return known if cap is None or not self.relaxed(term) else max(known, cap)
+
+    def _largest_at_vertices(self, term, minorant) -> float:
+        prior = term.posterior.prior
         values = []
         for j in range(prior.size):
             e = np.zeros(prior.size)
@@ -186,6 +191,27 @@ class ParetoSearch:
             value = self.oriented(term, e, +1) if minorant is None else minorant.core(e, +1)
             values.append(float(value))
         return float(nudge(max(values), +1))
+
+    def _cap(self, term):
+        """The oriented term's known ceiling (None where unknown)."""
+        if self.signs[term] > 0:
+            return term.ceiling
+        return None if term.floor is None else -term.floor
+
+    def relaxed(self, term) -> bool:
+        """Whether ``term`` stands in the programs through a convex minorant.
+
+        Parameters
+        ----------
+        term : Term
+            The term.
+
+        Returns
+        -------
+        bool
+            True for a minorant (not for a majorant of the convex-concave procedure).
+        """
+        return self.convex[term] is not None and term not in self.replace
 
     def oriented(self, term, q, rounding):
         """The oriented term ``sign * core`` at ``q``.
@@ -207,7 +233,7 @@ class ParetoSearch:
         s = self.signs[term]
         return s * term.core(q, s * rounding)
 
-    def lower_value(self, term, q) -> float:
+    def lower_value(self, term, q, exact=False) -> float:
         """The oriented term at ``q`` rounded down, or its convex minorant's value.
 
         Parameters
@@ -216,16 +242,18 @@ class ParetoSearch:
             The term.
         q : ndarray of shape (H,)
             A posterior.
+        exact : bool, default=False
+            The term itself even where it has a minorant (a program on loan).
 
         Returns
         -------
         float
             A value at most the oriented term at ``q``.
         """
-        minorant = self.convex[term]
+        minorant = None if exact and self.relaxed(term) else self.convex[term]
         return self.oriented(term, q, -1) if minorant is None else minorant.core(q, -1)
 
-    def lower_gradient(self, term, q):
+    def lower_gradient(self, term, q, exact=False):
         """The gradient of the oriented term (or of its convex minorant) at ``q``.
 
         Parameters
@@ -234,13 +262,15 @@ class ParetoSearch:
             The term.
         q : ndarray of shape (H,)
             A posterior.
+        exact : bool, default=False
+            The term's own even where it has a minorant (a program on loan).
 
         Returns
         -------
         ndarray of shape (H,)
             The gradient.
         """
-        minorant = self.convex[term]
+        minorant = None if exact and self.relaxed(term) else self.convex[term]
         return self.signs[term] * term.gradient(q) if minorant is None else minorant.gradient(q)
 
     def convex_expr(self, term, q):
@@ -535,7 +565,9 @@ class ParetoSearch:
         ``q`` is a posterior near the minimum and ``c`` at most the minimum. Where the
         last term is a divergence with a closed-form ``linear_min``, ``c`` comes from it
         and the other terms' tangents (their minimum itself when they are affine);
-        otherwise from the Frank-Wolfe bound.
+        otherwise from the Frank-Wolfe bound. Where the divergence's curvature makes
+        the sum of the true terms convex, the terms with minorants enter as they are
+        (:mod:`cvxpb.engine.declare.loan`).
 
         Parameters
         ----------
@@ -550,40 +582,68 @@ class ParetoSearch:
             The lower bound, rounded down.
         """
         B, mu = weighted[-1]
+        on_loan = loan(weighted, self.signs, self.relaxed)
         if self.signs[B] > 0 and B.closed_form_min:
             rest = weighted[:-1]
             if all(t.curvature == "affine" for t, _ in rest):
                 return B.linear_min(sum(w * self.signs[t] * t.gradient(None) for t, w in rest), mu)
-            q = self._program(weighted)
+            q = self._program(weighted, exact=on_loan is not None)
+            if on_loan is not None:
+                c = self._loan_bound(weighted, q, on_loan)
+                if c is not None:
+                    return q, c
             g = sum(w * self.lower_gradient(t, q) for t, w in rest)
             linear = g @ q
             margin = 4 * EPS * (np.abs(g) @ q) + 1e-300
             value = sum(w * self.lower_value(t, q) for t, w in rest)
             c = value - (linear + margin) + B.linear_min(g, mu)[1]
             return q, float(nudge(c, -1))
-        q = self._program(weighted)
-        return q, self._frank_wolfe(weighted, q)
+        q = self._program(weighted, exact=on_loan is not None)
+        return q, self._frank_wolfe(weighted, q, on_loan)
 
-    def _frank_wolfe(self, weighted, q) -> float:
+    def _loan_bound(self, weighted, q, on_loan):
+        """The tangent bound with the divergence's lent weight moved into the tangent
+        (:mod:`cvxpb.engine.declare.loan`), at ``q`` normalized; None where the
+        divergence's gradient is not finite there (a weight that underflowed)."""
+        B, mu = weighted[-1]
+        p = np.maximum(q, 0.0)
+        p = p / exact_sum(p)
+        lent = [(t, w) for t, w in weighted[:-1] if w > 0] + [(B, on_loan.weight)]
+        with np.errstate(divide="ignore"):
+            g = sum(w * self.lower_gradient(t, p, exact=True) for t, w in lent)
+        values = [w * self.lower_value(t, p, exact=True) for t, w in lent]
+        if not (np.all(np.isfinite(g)) and np.all(np.isfinite(values))):
+            return None
+        value = sum(values)
+        size = np.abs(g) @ p + np.max(np.abs(g)) + sum(abs(v) for v in values)
+        margin = 8 * EPS * size + on_loan.allowance + 1e-300
+        c = value - (g @ p + margin) + B.linear_min(g, mu - on_loan.weight)[1]
+        return float(nudge(c, -1))
+
+    def _frank_wolfe(self, weighted, q, on_loan=None) -> float:
         """``f(q) + min_i grad f_i - grad f @ q`` for ``f`` the weighted sum of the
-        oriented terms (or their convex minorants): at most ``min f`` by convexity."""
+        oriented terms (or their convex minorants, unless ``on_loan`` makes the terms
+        themselves convex together): at most ``min f`` by convexity."""
+        exact = on_loan is not None
         weighted = [(t, w) for t, w in weighted if w > 0]
-        value = sum(w * self.lower_value(t, q) for t, w in weighted)
-        g = sum(w * self.lower_gradient(t, q) for t, w in weighted)
+        value = sum(w * self.lower_value(t, q, exact) for t, w in weighted)
+        g = sum(w * self.lower_gradient(t, q, exact) for t, w in weighted)
         if not np.all(np.isfinite(g)):
             return -np.inf
         margin = 8 * EPS * (np.abs(g) @ q + np.max(np.abs(g)) + abs(value)) + 1e-300
+        margin += on_loan.allowance if exact else 0.0
         return float(nudge(value + np.min(g) - g @ q - margin, -1))
 
-    def _program(self, weighted):
+    def _program(self, weighted, exact=False):
         """A posterior near the minimum of the weighted sum of the oriented terms (their
-        convex minorants where they have one): by Newton's method where the terms are
-        quadratic but for one KL (:mod:`cvxpb.engine.declare.newton`), else by CVXPY; the
+        convex minorants where they have one, unless ``exact``: a program on loan): by
+        Newton's method where the terms are quadratic but for one KL
+        (:mod:`cvxpb.engine.declare.newton`), else by CVXPY through the minorants; the
         prior if both fail."""
-        q = self._newton(weighted)
+        q = self._newton(weighted, exact)
         return self._conic(weighted) if q is None else q
 
-    def _newton(self, weighted):
+    def _newton(self, weighted, exact=False):
         """Newton's method on ``1/2 q @ S @ q + b @ q + mu KL``, or ``None``. A program
         of quadratic terms alone gets ``mu = ENTROPY_FLOOR``, reached through the weights
         of ``CONTINUATION`` (each program's solution starts the next: straight at the
@@ -601,7 +661,7 @@ class ParetoSearch:
         for term, w in weighted:
             if getattr(term, "entropic", False):
                 continue
-            minorant = self.convex[term]
+            minorant = None if exact and self.relaxed(term) else self.convex[term]
             parts = term.quadratic() if minorant is None else minorant.quadratic()
             if parts is None:
                 return None

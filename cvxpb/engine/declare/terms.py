@@ -223,6 +223,28 @@ class Term(Expression):
         """
         return None
 
+    def least_curvature(self, sign: int):
+        """The least curvature of the oriented core on the simplex, proven.
+
+        A number ``m`` with ``z @ H @ z >= m |z|^2`` for the Hessian ``H`` of
+        ``sign *`` the core at every posterior and every direction ``z`` summing to 0:
+        0 where the core's curvature fits the direction, negative for a quadratic form
+        against it, positive for a divergence that lends curvature
+        (:meth:`cvxpb.pac_bayes.divergences.Divergence.least_curvature`).
+
+        Parameters
+        ----------
+        sign : {-1, 1}
+            The orientation.
+
+        Returns
+        -------
+        float or None
+            ``m``, rounded down; None where it is not known.
+        """
+        fits = "convex" if sign > 0 else "concave"
+        return 0.0 if self.curvature in ("affine", fits) else None
+
     def largest(self, sign: int):
         """The oriented core's largest value on the simplex, where one vertex tells it.
 
@@ -373,6 +395,12 @@ class QuadraticForm(Term):
         if sign not in cache:
             cache[sign] = ShiftedQuadratic(self, sign)
         return cache[sign]
+
+    def least_curvature(self, sign: int):
+        # twice the shift of the (cached) minorant: the least eigenvalue of sign * M on
+        # the plane, less the eigenvalue solver's error
+        minorant = self.minorant(sign)
+        return 0.0 if minorant is None else 2 * minorant.lam
 
     def largest(self, sign: int):
         # where the oriented form is convex (no minorant), its largest value on the simplex
@@ -839,6 +867,10 @@ class DivergenceTerm(Term):
 
     def expr(self, q):
         return self.measure.expr(q, self.prior)
+
+    def least_curvature(self, sign: int):
+        # the divergence's own, where the bound increases in it
+        return self.measure.least_curvature(self.prior) if sign > 0 else None
 
     def largest(self, sign: int):
         # the divergence's own largest value over the vertices where it has one
