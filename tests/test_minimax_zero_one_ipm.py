@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from cvxpb.minimax import MinimaxClassifier
 from cvxpb.minimax import zero_one as zo
@@ -80,6 +82,7 @@ def test_the_interior_point_method_reaches_clarabels_optimum(
     Xa, y = _data(n, classes, seed=seed, intercept=intercept, apart=apart)
     T, free = classes - 1, ((Xa.shape[1] - 1,) if intercept else ())
     pairs = _working_set(y, classes, density, rng)
+    assume(not intercept or _intercepts_pinned(y, pairs, classes))  # else the next test
     optimum = _clarabel(Xa, y, pairs, eps, free, T)
     assume(optimum is not None)  # the reference itself must be accurate
     solved = _solve(Xa, y, pairs, eps, free, T)
@@ -93,6 +96,38 @@ def test_the_interior_point_method_reaches_clarabels_optimum(
         lower = dual.lower_bound(Xa, y, T, p, "l2", eps, None, "l2", False, free, value + 1e-6)
         assert lower <= optimum + 1e-9
         assert optimum - lower <= 1e-7
+
+
+def _intercepts_pinned(y, pairs, classes):
+    """Whether no free intercept can move at no cost. Moving the intercepts by ``a``
+    (``a_T = 0`` for the reference class) changes sample ``i``'s loss at the rate
+    ``max_(j in W_i) a_j - a_(y_i) >= 0``; every rate is 0 for some ``a != 0`` exactly
+    when the graph with an edge ``j -> y_i`` for each pair ``(i, j)`` is not strongly
+    connected (``a`` constant on an upward- or downward-closed part without the
+    reference). Then the program's minimizers run off to infinity along ``a``."""
+    i, j = pairs
+    wrong = j != y[i]
+    edges = csr_matrix((np.ones(wrong.sum()), (j[wrong], y[i][wrong])), shape=(classes,) * 2)
+    return connected_components(edges, directed=True, connection="strong")[0] == 1
+
+
+def test_a_working_set_whose_minimizers_run_off_goes_to_clarabel():
+    """The case hypothesis found: three classes, five samples, and class 1 held only by a
+    sample of its own alone, so its intercept falls at no cost. The method's iterates
+    follow it (``A`` grows past 1e6) and it stops with ``None``; the round goes to
+    Clarabel, whose value is the program's optimum (a bisection at its ``A``)."""
+    Xa, y = _data(5, 3, seed=32542)
+    pairs = _working_set(y, 3, 0.6, np.random.default_rng(32542))
+    free, T, eps = (Xa.shape[1] - 1,), 2, 3.0
+    assert not _intercepts_pinned(y, pairs, 3)
+    assert _solve(Xa, y, pairs, eps, free, T) is None
+    used = []
+    program = ("l2", eps, None, "l2", False, free, T)
+    A, _, _ = zo._solve_round(Xa, y, pairs, program, "auto", used)
+    assert used == ["CLARABEL"]
+    optimum = _clarabel(Xa, y, pairs, eps, free, T)
+    value = _restricted_objective(Xa, y, A, pairs, eps, free, T)
+    assert value == pytest.approx(optimum, abs=1e-7)
 
 
 def test_the_reduced_newton_step_solves_the_whole_system():
