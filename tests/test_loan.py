@@ -180,3 +180,12 @@ def test_ccpbb_on_a_held_out_forest_is_certified_although_its_variances_are_inde
     draws = np.random.default_rng(0).dirichlet(np.full(100, 0.5), 300)
     least = min(problem.value_at(x) for x in [*draws, np.full(100, 0.01)])
     assert res.certificate.lower_bound <= res.bound <= least
+
+
+def test_explain_says_from_which_weight_the_form_goes_on_loan():
+    """``-|q|^2`` on two voters: least eigenvalue -1 on the plane (curvature -2), so a
+    KL weight of at least once the form's makes the program convex, and explain says so."""
+    q = pb.Posterior.uniform(2)
+    text = pb.Minimize(pairwise_loss(q, -np.eye(2), name="concave") + KL(q)).explain()
+    assert "weight of KL is at least 1 times this form's" in text
+    assert "cvxpb.engine.declare.loan" in text
