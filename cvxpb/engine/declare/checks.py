@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 from cvxpb.engine.declare.expressions import DeclarationError
 from cvxpb.engine.declare.pareto import FIRST_MUS
@@ -36,7 +37,7 @@ def one_posterior(posteriors, what):
     return next(iter(found.values()), None)
 
 
-def check_tolerances(tol, rtol, max_solves) -> None:
+def check_tolerances(tol, rtol, max_solves, cutoff=None) -> None:
     """Check :meth:`cvxpb.Minimize.solve`'s tolerances before any work starts.
 
     Parameters
@@ -47,6 +48,8 @@ def check_tolerances(tol, rtol, max_solves) -> None:
         The relative gap: a finite number above 0, or None or ``inf`` for none.
     max_solves : int
         The programs at most: at least the first ones' count.
+    cutoff : float or None, default=None
+        A value to stop above: a number (``inf`` for none), or None.
 
     Raises
     ------
@@ -57,3 +60,6 @@ def check_tolerances(tol, rtol, max_solves) -> None:
     if rtol is not None and rtol != math.inf:  # None and inf ask no relative gap
         check_positive(rtol, "rtol")
     check_count(max_solves, "max_solves", minimum=FIRST_MUS.size)
+    real = isinstance(cutoff, numbers.Real) and not isinstance(cutoff, bool)
+    if cutoff is not None and not (real and not math.isnan(cutoff)):
+        raise ValueError(f"cutoff must be a number (inf for none) or None, got {cutoff!r}")

@@ -12,6 +12,7 @@ each part's minimum is at least its own.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 
 from cvxpb.engine.declare.checks import check_tolerances, one_posterior
@@ -88,7 +89,9 @@ class LeastOf:
     def solve(self, tol=1e-7, max_solves=300, solver="CLARABEL", tighten=True, rtol=None):
         """Minimize every part; the least minimum, certified by the least lower bound.
 
-        Each part is solved first without tightening its minorants. The parts whose
+        Each part is solved first without tightening its minorants, the one least at
+        the prior first, each search stopped once its lower bound is above the least
+        bound found before it (that part cannot hold the least minimum). The parts whose
         lower bound is below the least bound found by more than the gap asked (the ones
         that could hold the minimum) are solved again: made tight where "local" (with
         ``tighten``), at that gap where "optimal" at their own (a near tie). The result
@@ -122,7 +125,7 @@ class LeastOf:
             return self.parts[0].solve(tol, max_solves, solver, tighten, rtol)
         start = time.perf_counter()
         how = {"max_solves": max_solves, "solver": solver}
-        results = [part.solve(tol, tighten=False, rtol=rtol, **how) for part in self.parts]
+        results = self._first_pass(tol, rtol, how)
         best = min(r.bound for r in results)
         goal = gap_goal(tol, rtol, best)
         programs = sum(r.iterations for r in results)
@@ -156,6 +159,22 @@ class LeastOf:
             iterations=programs,
             message=message,
         )
+
+    def _first_pass(self, tol, rtol, how) -> list:
+        """Each part's result without tightening, in the parts' order; solved from the
+        least value at the prior up, with the least bound so far as the cutoff."""
+        prior = self.posterior.prior
+        at_prior = [part.value_at(prior) for part in self.parts]
+        order = sorted(range(len(self.parts)), key=lambda k: _or_inf(at_prior[k]))
+        results, best = [None] * len(self.parts), math.inf
+        for k in order:
+            results[k] = self.parts[k].solve(tol, tighten=False, rtol=rtol, cutoff=best, **how)
+            best = min(best, results[k].bound)
+        return results
+
+
+def _or_inf(value) -> float:
+    return value if value == value else math.inf  # NaN last
 
 
 def _lower(result) -> float:

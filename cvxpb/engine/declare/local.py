@@ -65,7 +65,7 @@ class WeightSearch(ParetoSearch):
         self.terms = list(terms)
         self.points: dict = {}  # log-weights -> Solved
 
-    def run(self, tol, max_solves, begin=()):
+    def run(self, tol, max_solves, begin=(), cutoff=None):
         """Search the weights from a grid (or a start), then by the stationarity iteration.
 
         Parameters
@@ -78,6 +78,9 @@ class WeightSearch(ParetoSearch):
             Log-weights to begin at instead of the grid (a round of the convex-concave
             procedure starts where the last one ended); the grid if empty or of another
             length.
+        cutoff : float, optional
+            The search stops after its first program where its lower bound is above
+            this.
 
         Returns
         -------
@@ -99,9 +102,10 @@ class WeightSearch(ParetoSearch):
             solved = self._visit(point)
             if best is None or solved.value < best.value:
                 best = solved
-            if best.value - lower <= tol:
+            if best.value - lower <= tol or (cutoff is not None and lower > cutoff):
                 break
-        while len(self.points) < max_solves and best.value - lower > tol:
+        above = cutoff is not None and lower > cutoff
+        while len(self.points) < max_solves and best.value - lower > tol and not above:
             moved = self._step(best, max_solves)
             if moved is None:
                 break

@@ -334,7 +334,7 @@ class ParetoSearch:
         ]
         return np.maximum(slopes, 0.0)
 
-    def run(self, tol, max_solves, earlier=None, first=None, rtol=None):
+    def run(self, tol, max_solves, earlier=None, first=None, rtol=None, cutoff=None):
         """Search ``mu`` until the bound at the best posterior meets the lower bound.
 
         Parameters
@@ -354,6 +354,8 @@ class ParetoSearch:
         rtol : float, optional
             Where given, the search stops only once the gap is also within ``rtol``
             times the bound at the best posterior (:func:`cvxpb.numerics.tolerances.gap_goal`).
+        cutoff : float, optional
+            The search stops once its lower bound is above this.
 
         Returns
         -------
@@ -386,6 +388,8 @@ class ParetoSearch:
             history.append(lower)
             new = self._new_mus(edge, best)
             if best.value - lower <= self.tol or len(self.solved) >= max_solves or not new:
+                break
+            if cutoff is not None and lower > cutoff:
                 break
             rise = history[-1] - history[-1 - STALL] if len(history) > STALL else np.inf
             if relaxed and rise <= max(self.tol, (best.value - lower) / 100):

@@ -154,6 +154,7 @@ class Minimize:
         solver: str = "CLARABEL",
         tighten: bool = True,
         rtol: float | None = None,
+        cutoff: float | None = None,
     ) -> Result:
         """Minimize the bound, with a proven lower bound on the minimum.
 
@@ -177,6 +178,11 @@ class Minimize:
             once the gap is within ``rtol`` times the bound as well as within ``tol``
             (a bound near 0.01 with ``rtol=1e-6`` is searched to a gap of 1e-8); None
             or ``inf`` for ``tol`` alone.
+        cutoff : float, optional
+            A value found elsewhere (another part of a union bound): the search stops
+            once its proven lower bound is above it, as the minimum then is too, and
+            the posterior is not improved further; the status says what the gap
+            proves, as always.
 
         Returns
         -------
@@ -189,19 +195,20 @@ class Minimize:
             curvature) leaves a gap, even after it is made tight at the best posterior;
             the certificate's ``lower_bound`` is proven either way.
         """
-        check_tolerances(tol, rtol, max_solves)
+        check_tolerances(tol, rtol, max_solves, cutoff)
         n = len(self.terms)
         if n == 0:
             value = float(self.bound.evaluate(Values(), +1))
             return _result(value, np.array([]), "optimal", 0.0, 0, value, [], None)
         start = time.perf_counter()
-        best, lower, search = self._search(n, tol, max_solves, solver, rtol=rtol)
+        best, lower, search = self._search(n, tol, max_solves, solver, rtol=rtol, cutoff=cutoff)
         certified = n <= 2 or isinstance(search, VertexSearch)
         solves = len(search.solved)
         relaxed = [t for t in self.terms if search.convex[t] is not None]
 
         def open_gap():
-            return best.value - lower > gap_goal(tol, rtol, best.value)
+            above = cutoff is not None and lower > cutoff
+            return not above and best.value - lower > gap_goal(tol, rtol, best.value)
 
         if relaxed and open_gap():
             best, more = self._convex_concave(best, relaxed, n, tol, max_solves, solver, search)
@@ -235,6 +242,7 @@ class Minimize:
         minorants=None,
         earlier=None,
         rtol=None,
+        cutoff=None,
     ):
         """``(best, lower, search)``: the Pareto search (one or two terms), the vertex
         search (more, where the bound is concave in them) or the weight search (else),
@@ -245,22 +253,22 @@ class Minimize:
         begins at the ``mu`` in ``begin`` where given (the last round's near its best).
         A Pareto search goes on from ``earlier``'s programs where given. A certified
         search stops at ``rtol`` times the bound as well as ``tol`` where ``rtol`` is
-        given."""
+        given, and once its lower bound is above ``cutoff`` where that is given."""
         how = (self.bound, self.terms, self.signs, solver, replace, minorants)
         if n > 2 and certify:
             search = VertexSearch(*how)
             if search.certifiable():
-                best, lower, _ = search.run(tol, max_solves, rtol)
+                best, lower, _ = search.run(tol, max_solves, rtol, cutoff)
                 return best, lower, search
         if n > 2:
             search = WeightSearch(*how)
-            best, lower, _ = search.run(tol, max_solves, begin)
+            best, lower, _ = search.run(tol, max_solves, begin, cutoff)
             return best, lower, search
         search = ParetoSearch(*how)
         if n == 1:
             best, lower, _ = search.run_single()
         else:
-            best, lower, _ = search.run(tol, max_solves, earlier, begin or None, rtol)
+            best, lower, _ = search.run(tol, max_solves, earlier, begin or None, rtol, cutoff)
         return best, lower, search
 
     def _convex_concave(self, best, relaxed, n, tol, max_solves, solver, earlier=None):

@@ -72,7 +72,7 @@ class VertexSearch(ParetoSearch):
         super().__init__(bound, terms, signs, solver, replace, minorants)
         self._vertex_values: dict = {}
 
-    def run(self, tol, max_solves, rtol=None):
+    def run(self, tol, max_solves, rtol=None, cutoff=None):
         """Cut until the bound at the best posterior meets the least vertex value.
 
         Parameters
@@ -84,6 +84,8 @@ class VertexSearch(ParetoSearch):
         rtol : float, optional
             Where given, the search stops only once the gap is also within ``rtol``
             times the bound at the best posterior (:func:`cvxpb.numerics.tolerances.gap_goal`).
+        cutoff : float, optional
+            The search stops once its lower bound is above this.
 
         Returns
         -------
@@ -111,6 +113,8 @@ class VertexSearch(ParetoSearch):
             history.append(lower)
             goal = gap_goal(tol, rtol, best.value)
             if best.value - lower <= goal or len(self.solved) >= max_solves:
+                break
+            if cutoff is not None and lower > cutoff:
                 break
             if len(history) > stall:  # the programs' precision (or a minorant) stalls it
                 if history[-1] - history[-1 - stall] <= max(goal, (best.value - lower) / 100):
