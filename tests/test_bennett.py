@@ -371,3 +371,44 @@ def test_a_bound_that_starts_at_its_lower_bound_takes_one_program():
     ctd = mv.c_tandem(pb.Posterior.uniform(3), E.mean(axis=0), 100, E)
     res = pb.Minimize(ctd).solve()
     assert res.bound == 1.0 and res.status == "optimal" and res.iterations == 1
+
+
+@pytest.mark.parametrize("n", [20_000, 100_000])
+def test_held_out_bounds_hold_at_large_samples_against_the_pairs_counts(n):
+    """One sample of 20000 and 100000 examples: the shifted loss's matrix is its
+    factor's Gram matrix, summed in floating point over every example, so its rounding
+    grows with ``n``. CCPBB at random posteriors is at least its value from the pairs'
+    counts in 40 digits (each pair's loss takes three values, so its mean and unbiased
+    variance are sums of three counts) for every shift of the grid."""
+    rng = np.random.default_rng(n)
+    H, delta = 6, 0.05
+    E = (rng.random((n, H)) < rng.uniform(0.05, 0.4, H)).astype(float)
+    mus = (-0.25, 0.0, 0.2, 0.45)
+    declared = mv.chebyshev_cantelli_bennett(pb.Posterior.uniform(H), E, delta, mu_grid=mus)
+    share = delta / (2 * len(mus))
+    ts, xs = mv.bennett_grids(n, share)
+    both = (E.T @ E).astype(int)
+    alone = E.sum(axis=0).astype(int)
+    for seed in range(3):
+        q = posterior(70 + seed, H)
+        D = 2 * mp_posterior_kl(q)
+        for mu, part in zip(mus, declared, strict=True):
+            mu_ = mp.mpf(mu)
+            values = ((1 - mu_) ** 2, -mu_ * (1 - mu_), mu_**2)
+            mean = variance = mp.mpf(0)
+            for i in range(H):
+                for j in range(H):
+                    one = alone[i] + alone[j] - 2 * both[i, j]
+                    counts = (both[i, j], one, n - one - both[i, j])
+                    m = mp.fsum(c * v for c, v in zip(counts, values, strict=True)) / n
+                    s = mp.fsum(c * v * v for c, v in zip(counts, values, strict=True)) / n
+                    weight = mp.mpf(q[i]) * mp.mpf(q[j])
+                    mean += weight * m
+                    variance += weight * (s - m * m) * n / (n - 1)
+            spread = max(1 - mu, 1 - 2 * mu)
+            excess = mp_excess(variance, D, n, spread, ts, mp.log(len(ts) / share), xs,
+                               mp.log(len(xs) / share))  # fmt: skip
+            reference = max(mean + excess, 0) / (mp.mpf(0.5) - mu_) ** 2
+            value = pb.Minimize(part).value_at(q)
+            assert value >= reference
+            assert value == pytest.approx(float(reference), rel=1e-9)

@@ -500,7 +500,8 @@ def unexpected_bernstein(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid
             x = 2.0 ** -(k + 1)  # gamma b
             weight = (-x - math.log1p(-x)) / (x * b) * (1 + 8 * EPS)
             shifted = pairs.shifted_loss(q, mu, weight)
-            margin = 64 * EPS * (b + weight * b * b)  # the matrix's own rounding
+            rounding = 64 + pairs.summed(square=True)  # the matrix's own, in EPS
+            margin = rounding * EPS * (b + weight * b * b)
             gamma_n = x / b * n
             numerator = shifted + (2 * KL(q) + cost) / gamma_n + margin
             declared.append(ex.maximum(numerator, 0.0) * (_up(1 / (0.5 - mu) ** 2)))
@@ -581,7 +582,7 @@ def chebyshev_cantelli_bennett(q: Posterior, errors, delta=0.05, *, seen=None, m
             ts=ts,
             variance_cost=math.log(ts.size / share),
         )
-        margin = 64 * EPS * spread * spread  # the shifted loss's rounding
+        margin = (64 + pairs.summed()) * EPS * spread * spread  # the shifted loss's rounding
         numerator = pairs.shifted_loss(q, mu) + excess + margin
         declared.append(ex.maximum(numerator, 0.0) * _up(1 / (0.5 - mu) ** 2))
     return tuple(declared)

@@ -149,6 +149,29 @@ class PairErrors:
         )
         return pairwise_loss(q, (matrix + matrix.T) / 2, name=f"shifted_variance[mu={mu:g}]")
 
+    def summed(self, square: bool = False) -> int:
+        """How many products each entry of :meth:`shifted_loss`'s matrix sums.
+
+        On one sample the matrix is its factor's Gram matrix, a sum over the examples
+        (twice as many with the square), whose rounding error may grow to that many
+        units of ``EPS`` times the largest product (Higham's bound for a sum of ``k``
+        terms); a bound's rounding margin adds them. Out of bag it comes from the pairs'
+        counts in a few operations: 0.
+
+        Parameters
+        ----------
+        square : bool, default=False
+            Whether the loss's square is added (a second factor block).
+
+        Returns
+        -------
+        int
+            The products summed.
+        """
+        if self._errors is None:
+            return 0
+        return self._errors.shape[0] * (2 if square else 1)
+
     def shifted_loss(self, q: Posterior, mu: float, square_weight: float = 0.0):
         """Declare ``M_mu(q) + w S_mu(q)``: the shifted tandem loss and its square.
 
