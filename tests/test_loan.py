@@ -18,7 +18,7 @@ from scipy.special import rel_entr
 import cvxpb as pb
 from cvxpb.engine.declare.loan import loan
 from cvxpb.engine.declare.pareto import ParetoSearch
-from cvxpb.engine.declare.terms import KL, pairwise_loss
+from cvxpb.engine.declare.terms import KL, divergence_term, pairwise_loss
 from cvxpb.ensemble import bounds as mv
 from cvxpb.pac_bayes.divergences import Chi2, KLDivergence, Renyi
 
@@ -189,3 +189,61 @@ def test_explain_says_from_which_weight_the_form_goes_on_loan():
     text = pb.Minimize(pairwise_loss(q, -np.eye(2), name="concave") + KL(q)).explain()
     assert "weight of KL is at least 1 times this form's" in text
     assert "cvxpb.engine.declare.loan" in text
+
+
+def _true_minimum(objective):
+    """The least of 20001 grid points of ``t`` in [0, 1] (``objective`` takes them all
+    at once), refined by a bounded scalar search between its neighbours: a value the
+    objective attains, so at least its minimum (up to its own rounding)."""
+    from scipy.optimize import minimize_scalar
+
+    t = np.linspace(0, 1, 20001)
+    values = objective(t)
+    k = int(np.argmin(values))
+    lo, hi = t[max(k - 1, 0)], t[min(k + 1, t.size - 1)]
+    refined = minimize_scalar(
+        lambda x: float(objective(np.array([x]))[0]),
+        bounds=(lo, hi),
+        method="bounded",
+        options={"xatol": 1e-15},
+    )
+    return min(float(values[k]), float(refined.fun))
+
+
+def _core(name, x, p):
+    """Each divergence's core written out (the rows of ``x`` are posteriors)."""
+    if name == "kl":
+        return np.sum(rel_entr(x, p), axis=1)
+    alpha = 2.0 if name == "chi2" else 1.01
+    return np.sum(x**alpha * p ** (1 - alpha), axis=1)
+
+
+@pytest.mark.parametrize("prior", [(0.5, 0.5), (1e-12, 1 - 1e-12)], ids=["uniform", "near 0"])
+@pytest.mark.parametrize("name", ["kl", "chi2", "renyi1.01"])
+def test_a_program_on_loan_holds_at_the_edges(name, prior):
+    """``-|q|^2 + mu D(q)`` on two voters for KL, chi-squared and Renyi of order 1.01
+    (as lenders), with a uniform prior and one of 1e-12: at every ``mu`` of a sweep the
+    lower bound is at most the least value found by a grid and a refinement, and the
+    sweep reaches weights where the loan is granted (Renyi of order 1.01 lends only
+    0.0101 max(p)^-0.01, so from mu near 200); for KL on loan it is within 1e-9."""
+    q = pb.Posterior(np.array(prior))
+    divergence = divergence_term(q, {"kl": "kl", "chi2": "chi2", "renyi1.01": Renyi(1.01)}[name])
+    problem = pb.Minimize(pairwise_loss(q, -np.eye(2), name="concave") + divergence)
+    form, lender = problem.terms
+    p = np.array(prior)
+    granted = 0
+    for mu in np.geomspace(0.05, 2000, 17):
+        search = ParetoSearch(problem.bound, problem.terms, problem.signs)
+        weighted = [(form, 1.0), (lender, float(mu))]
+        on_loan = loan(weighted, search.signs, search.relaxed) is not None
+        granted += on_loan
+        _, lower = search.certified(weighted)
+
+        def objective(t, mu=mu):
+            x = np.stack([t, 1 - t], axis=1)
+            return -np.sum(x * x, axis=1) + mu * _core(name, x, p)
+
+        assert lower <= _true_minimum(objective) + 1e-15 * (1 + mu)
+        if name == "kl" and on_loan:  # Newton's method on the true form: exact
+            assert _true_minimum(objective) - lower <= 1e-9
+    assert granted >= 3
