@@ -99,7 +99,7 @@ class Minimize:
                     "convex-concave procedure (tangent majorants) improves the posterior, and "
                     "where a gap remains the minorant is made tight at the best posterior (a "
                     "non-negative part of the matrix taken out first) and the search rerun"
-                    + self._loan_note(term, minorant)
+                    + self._loan_note(term)
                 )
         lines.append(
             "rule: monotone in each term, increasing in convex, decreasing in concave "
@@ -108,12 +108,13 @@ class Minimize:
         lines.append(f"method: {self._method_note()}")
         return "\n".join(lines)
 
-    def _loan_note(self, term, minorant) -> str:
-        """How much of a divergence's weight lets ``term`` into the programs as it is."""
+    def _loan_note(self, term) -> str:
+        """How much of a divergence's weight lets ``term`` into the programs as it is
+        (the weight :func:`cvxpb.engine.declare.loan.loan` lends it, per unit of its own)."""
         for lender in self.terms:
             lends = lender.least_curvature(+1) if self.signs[lender] > 0 else None
             if lender is not term and lends and lends > 0:
-                ratio = -2 * minorant.lam / lends
+                ratio = -term.least_curvature(self.signs[term]) / lends
                 return (
                     f"; a program whose weight of {lender.name} is at least {ratio:.3g} times "
                     f"this form's is convex with the form itself, which it then takes "
