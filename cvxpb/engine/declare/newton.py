@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.linalg.lapack import dpotrf, dpotrs
-from scipy.special import rel_entr
+from scipy.special import expit, rel_entr
 
 from cvxpb.numerics.tolerances import EPS
 
@@ -36,6 +36,8 @@ MAX_ITERATIONS = 200
 ARMIJO = 0.25
 SHRINK = 0.01  # a step divides no q_i by more than 1 / SHRINK
 POLISH = 3  # full steps taken where the objective is flat to its last bits
+TRANSFER_REACH = 700.0  # the log-odds of a mass transfer's step, at most (exp(-700) > 0)
+TRANSFER_BISECTIONS = 80  # halvings of its range [-700, 700]: the log-odds within 1e-21
 
 
 def minimize_quadratic_kl(S, b, mu, prior, start):
@@ -75,30 +77,79 @@ def minimize_quadratic_kl(S, b, mu, prior, start):
         d = _direction(S, mu, q, gradient)
         if d is None:
             return None
-        slope = gradient @ d
-        if not slope < -1e-17 * (abs(value) + mu):  # the Newton decrement is spent
-            break
-        step, full = 1.0, None
-        rounding = 8 * EPS * (abs(value) + mu)  # a decrease below this cannot be seen
-        while step >= 1e-12 and -ARMIJO * step * slope > rounding:
-            trial = _moved(q, step * d)
-            trial_value = objective(trial)
-            full = (trial, trial_value) if full is None else full
-            if trial_value <= value + ARMIJO * step * slope:
+        stepped = _newton_step(objective, q, value, gradient @ d, d, mu, polish)
+        if stepped is None:  # Newton's method is spent: a mass transfer may not be
+            stepped = _transfer(S, b, mu, prior, q, value, gradient, objective)
+            if stepped is None:
                 break
-            step /= 2
-        else:  # no decrease the objective can show: a few full steps polish the point
-            if full is None:  # no trial was taken: the full step is the one to polish with
-                trial = _moved(q, d)
-                full = (trial, objective(trial))
-            trial, trial_value = full
-            if polish == 0 or not trial_value <= value + 8 * EPS * abs(value):
-                break
-            polish -= 1
-        if not np.isfinite(trial_value):
-            break
-        q, value = trial, trial_value
+            polish = POLISH
+        else:
+            polish -= stepped[2]
+        q, value = stepped[0], stepped[1]
     return q if np.all(np.isfinite(q)) else None
+
+
+def _newton_step(objective, q, value, slope, d, mu, polish):
+    """``(q, value, polished)`` after a backtracking step along ``d`` (``polished`` 1
+    where it was a polishing full step), or None where the step brings nothing."""
+    if not slope < -1e-17 * (abs(value) + mu):  # the Newton decrement is spent
+        return None
+    step, full = 1.0, None
+    rounding = 8 * EPS * (abs(value) + mu)  # a decrease below this cannot be seen
+    while step >= 1e-12 and -ARMIJO * step * slope > rounding:
+        trial = _moved(q, step * d)
+        trial_value = objective(trial)
+        full = (trial, trial_value) if full is None else full
+        if trial_value <= value + ARMIJO * step * slope:
+            return (trial, trial_value, 0) if np.isfinite(trial_value) else None
+        step /= 2
+    # no decrease the objective can show: a few full steps polish the point
+    if full is None:  # no trial was taken: the full step is the one to polish with
+        trial = _moved(q, d)
+        full = (trial, objective(trial))
+    trial, trial_value = full
+    if polish == 0 or not trial_value <= value + 8 * EPS * abs(value):
+        return None
+    return (trial, trial_value, 1) if np.isfinite(trial_value) else None
+
+
+def _transfer(S, b, mu, prior, q, value, gradient, objective):
+    """``(q, value, 0)`` after moving mass toward the vertex of least gradient (a
+    Frank-Wolfe step, with an exact line search), or None where that brings no visible
+    decrease. Newton's step moves a coordinate ``q_i`` by about ``q_i g_i / mu``: one
+    whose prior weight is 1e-200 and whose voter is the best would take hundreds of
+    steps to grow, and the decrement, which scales with ``q_i``, says the point is
+    stationary long before; this step moves it at once."""
+    allowed = np.flatnonzero(prior > 0)
+    i = allowed[np.argmin(gradient[allowed])]
+    if not gradient @ q - gradient[i] > 8 * EPS * (np.abs(gradient) @ q + abs(value) + mu):
+        return None
+    Sq, Si = S @ q, S[:, i]
+    direction = -q.copy()
+    direction[i] += 1.0
+
+    def at(z):  # (1 - t) q + t e_i with t = expit(z), accurate for t near 0 and 1
+        moved = expit(-z) * q
+        moved[i] += expit(z)
+        return moved
+
+    def slope(z):
+        moved, kept = at(z), expit(-z)
+        g = kept * Sq + expit(z) * Si + b
+        on = moved > 0
+        g[on] += mu * (np.log(moved[on] / prior[on]) + 1)
+        return g[on] @ direction[on]
+
+    lo, hi = -TRANSFER_REACH, TRANSFER_REACH  # the log-odds of t
+    for _ in range(TRANSFER_BISECTIONS):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if slope(mid) < 0 else (lo, mid)
+    moved = at(lo)
+    moved /= moved.sum()
+    moved_value = objective(moved)
+    if not moved_value < value - 8 * EPS * (abs(value) + mu):
+        return None
+    return moved, moved_value, 0
 
 
 def _moved(q, d):
