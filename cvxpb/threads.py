@@ -1,64 +1,78 @@
-"""One BLAS thread for the many small factorizations and products of an iterative fit.
+"""One BLAS thread for cvxpb's work: its parallelism is ``n_jobs``, never BLAS's.
 
-On matrices of a few hundred to a few thousand rows OpenBLAS's threads cost more than
-they bring: on a 2-core machine a GPClassifierEP fit on make_moons(200) runs 25x faster
-on one thread (GPy's EP 7x, scikit-learn's GPC 5.5x), a PriorSVM fit on 2000 waveform
-points 2.3x, and one on 5000 points still 1.3x.
+cvxpb's matrices are small (a few hundred to a few thousand rows) and its solvers
+factor many of them in a row. There OpenBLAS's threads cost more than they bring, and
+on a machine shared with another busy job they cost far more: with one other busy
+process on a 2-core machine, a TND fit on breast_cancer took 47.7 s on OpenBLAS's
+default threads against 1.1 s on one, and the majority-vote experiment on two data
+sets 196-273 s against 35-37 s (the same tables). On a quiet machine one thread is as
+fast or faster too (a GPClassifierEP fit on make_moons(200) 25x, a PriorSVM fit on
+2000 waveform points 2.3x).
+
+So every public entry point that computes (the estimators' ``fit``, ``Minimize.solve``,
+``BoundProblem.solve``, the command line) runs under :func:`one_blas_thread`, which
+limits every BLAS library loaded in the process (NumPy's and SciPy's OpenBLAS are two)
+through threadpoolctl and restores the user's setting on return. The command line also
+sets ``OPENBLAS_NUM_THREADS=1`` (and MKL's, BLIS's) for the processes it starts, unless
+the user set them. Several cores are used through ``n_jobs`` (joblib), one process or
+thread per task.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
+import os
 
-import numpy as np
-
-SMALL = 3000  # below this many rows BLAS runs on one thread
+BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 
 
 @functools.cache
 def _controller():
+    """threadpoolctl's view of the loaded libraries, made once NumPy's and SciPy's BLAS
+    are loaded (it sees only what is loaded when it is made; making one takes ms)."""
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
 
 
-def blas_threads_for(rows: int):
-    """A context with BLAS on one thread for a matrix of fewer than ``SMALL`` rows.
+def one_blas_thread(function=None):
+    """BLAS on one thread: a context, or a decorator of ``function``.
 
     Parameters
     ----------
-    rows : int
-        The rows of the largest matrix of the work.
+    function : callable, optional
+        The function to run under the limit.
 
     Returns
     -------
-    contextlib.AbstractContextManager
-        The limit to one BLAS thread (threadpoolctl's), or a context that changes nothing.
+    contextlib.AbstractContextManager or callable
+        The limit (threadpoolctl's) of every loaded BLAS to one thread (the previous limits
+        come back on exit), or ``function`` wrapped to run under it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with one_blas_thread():
+    ...     print(np.linalg.cholesky(4 * np.eye(3)).trace())
+    6.0
     """
-    if rows >= SMALL:
-        return contextlib.nullcontext()
-    return _controller().limit(limits=1, user_api="blas")
-
-
-def one_blas_thread(function):
-    """Decorate ``function`` to run under :func:`blas_threads_for` its first matrix's rows.
-
-    Parameters
-    ----------
-    function : callable
-        A function one of whose positional arguments is a 2-D array.
-
-    Returns
-    -------
-    callable
-        The wrapped function.
-    """
+    if function is None:
+        return _controller().limit(limits=1, user_api="blas")
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        rows = next(np.shape(a)[0] for a in args if np.ndim(a) == 2)
-        with blas_threads_for(rows):
+        with _controller().limit(limits=1, user_api="blas"):
             return function(*args, **kwargs)
 
     return wrapper
+
+
+def one_blas_thread_for_children() -> None:
+    """Set the BLAS libraries' thread variables to 1 for the processes started from here.
+
+    Those are joblib's and Dask's workers; a variable the user set is left as it is.
+    """
+    for name in BLAS_VARIABLES:
+        os.environ.setdefault(name, "1")

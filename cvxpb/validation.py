@@ -86,9 +86,40 @@ def check_risks(risks) -> np.ndarray:
         raise ValueError(f"risks must be one-dimensional, got shape {risks.shape}")
     if risks.size == 0:
         raise ValueError("risks must not be empty")
-    if np.any(np.isnan(risks)) or np.any((risks < 0) | (risks > 1)):
-        raise ValueError("risks must lie in [0, 1] with no NaN")
+    check_unit_interval(risks, "risks")
     return risks
+
+
+def check_unit_interval(values: np.ndarray, name: str) -> None:
+    """Check that every entry of ``values`` lies in [0, 1], naming the first that does not.
+
+    Parameters
+    ----------
+    values : ndarray
+        The values.
+    name : str
+        Their argument's name, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the first entry outside [0, 1] or NaN by its index and value, and how many
+        there are; a hint where they look like percentages.
+    """
+    values = np.asarray(values, dtype=float)
+    bad = np.flatnonzero(~((values >= 0) & (values <= 1)))  # NaN fails both
+    if bad.size == 0:
+        return
+    index = tuple(int(i) for i in np.unravel_index(bad[0], values.shape))
+    index = index[0] if len(index) == 1 else index
+    more = f" ({bad.size} such entries)" if bad.size > 1 else ""
+    finite = values[np.isfinite(values)]
+    percent = np.all((finite >= 0) & (finite <= 100)) and np.any(finite >= 2)
+    hint = "; they look like percentages: divide by 100" if percent else ""
+    raise ValueError(
+        f"{name} must lie in [0, 1] with no NaN: entry {index} (counting from 0) is "
+        f"{float(values.flat[bad[0]])!r}{more}{hint}"
+    )
 
 
 def check_delta(delta) -> float:

@@ -87,3 +87,21 @@ def brute_force_minimum(
         if np.all(np.isfinite(res.x)) and abs(np.sum(res.x) - 1) < 1e-9:
             best = min(best, f(res.x))
     return best
+
+
+def formula_at(declared, q) -> float:
+    """A declared bound's formula at ``q``, rounded up, which may exceed 1; checks on the
+    way that ``Minimize.value_at`` reports it clipped at 1, the trivial bound."""
+    import cvxpb as pb
+    from cvxpb.engine.declare.values import Values
+
+    value = float(declared.evaluate(Values(np.asarray(q, dtype=float)), +1))
+    assert pb.Minimize(declared).value_at(q) == min(value, 1.0)
+    return value
+
+
+def formula_of(result) -> float:
+    """A Result's bound before the clip at 1; checks that the bound is it, clipped."""
+    value = result.bound if result.unclipped_bound is None else result.unclipped_bound
+    assert result.bound == min(value, 1.0)
+    return value

@@ -369,10 +369,14 @@ def main(argv=None) -> int:
         The exit status.
     """
     args = build_parser().parse_args(argv)
+    from cvxpb.threads import one_blas_thread, one_blas_thread_for_children
+
+    one_blas_thread_for_children()
     try:
-        return args.run(args)
+        with one_blas_thread():
+            return args.run(args)
     except (ValueError, OSError, ImportError) as err:
-        print(f"cvxpb: error: {as_flags(str(err))}", file=sys.stderr)
+        print(f"cvxpb: error: {as_flags(_named(err, args))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         kept = getattr(args, "out", None)
@@ -388,6 +392,19 @@ def main(argv=None) -> int:
             raise
         print(f"cvxpb: error: {err}", file=sys.stderr)
         return 1
+
+
+def _named(err, args) -> str:
+    """The error's text; for a file that cannot be read, which argument named it."""
+    filename = getattr(err, "filename", None)
+    if not isinstance(err, OSError) or filename is None:
+        return str(err)
+    names = [name for name, value in vars(args).items() if value == filename]
+    text = f"cannot read {filename!r}: {err.strerror or err}"
+    if not names:
+        return text
+    flag = names[0].upper() if names[0] == "risks" else "--" + names[0].replace("_", "-")
+    return f"{text} (the file given as {flag})"
 
 
 if __name__ == "__main__":

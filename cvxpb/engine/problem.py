@@ -12,8 +12,10 @@ from cvxpb.numerics.constants import CONSTANTS, check_sample_size
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, nudge
+from cvxpb.pac_bayes import check_distance
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
 from cvxpb.pac_bayes.divergences import Renyi
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import (
     PRIOR_SUM_TOLERANCE,
     check_choice,
@@ -76,7 +78,7 @@ class BoundProblem:
         if isinstance(divergence, str):  # the user's words; objects are checked by Bound
             check_choice(divergence, "divergence", DISTANCES_BY_DIVERGENCE)
             if isinstance(distance, str):
-                check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
+                check_distance(distance, divergence)
         self.constants = check_choice(constants, "constants", CONSTANTS)
         size = self.risks.size
         self.prior = (
@@ -298,6 +300,7 @@ class BoundProblem:
 
     # -- solving -----------------------------------------------------------
 
+    @one_blas_thread
     def solve(
         self, method: str = "exact", *, solver: str | None = None, verbose: bool = False, **options
     ) -> Result:
@@ -436,6 +439,7 @@ class BoundProblem:
 
         return applicable(self)
 
+    @one_blas_thread
     def compare(self, methods=None, options: dict | None = None):
         """Run every applicable method side by side.
 

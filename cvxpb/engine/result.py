@@ -115,8 +115,9 @@ class Result:
         What one method alone reports (for example the fixed-point scheme's
         positivity checks).
     unclipped_bound : float or None
-        The bound's formula before the clip at 1 (the linear, sq and Catoni bounds can
-        exceed 1).
+        The bound's formula before the clip at 1, where it exceeds 1 (the linear, sq and
+        Catoni bounds, and declared bounds such as twice or four times a risk's bound,
+        can); None otherwise.
     terms : dict
         Every term of the bound by name (``gibbs_risk``, ``tandem_risk``,
         ``disagreement``, ``KL``, ``chi2``, ``renyi_<alpha>``) and its value at the
@@ -210,6 +211,38 @@ class Result:
         return (
             f"{self.method}: {self.status}, bound {self.bound:.6g}{gap}, "
             f"{self.iterations} iterations, {self.seconds:.3g} s"
+        )
+
+    def __str__(self) -> str:
+        """The result as a person reads it: what the bound is and what its status
+        proves, the gap, the posterior's largest weights, the terms and the time."""
+        lines = [self.summary()]
+        if self.unclipped_bound is not None and self.unclipped_bound > self.bound:
+            lines.append(
+                f"  vacuous: the bound's formula is {self.unclipped_bound:.6g} at this "
+                "posterior, above 1, so the trivial bound 1 is reported"
+            )
+        lines.append(f"  status {self.status}: {STATUSES.get(self.status, 'see message')}")
+        if self.certificate is not None:
+            lines.append(
+                f"  certificate: no posterior has a bound below {self.certificate.lower_bound:.6g}"
+            )
+        if self.posterior.size:
+            lines.append(f"  posterior: {self._weights_line()}")
+        if self.terms:
+            terms = ", ".join(f"{name} {value:.4g}" for name, value in self.terms.items())
+            lines.append(f"  terms at the posterior: {terms}")
+        if self.message:
+            lines.append(f"  {self.method}: {self.message}")
+        return "\n".join(lines)
+
+    def _weights_line(self, shown: int = 5) -> str:
+        order = np.argsort(-self.posterior, kind="stable")[:shown]
+        largest = ", ".join(f"{self.posterior[i]:.3g} on {i}" for i in order)
+        more = " ..." if self.support_size > shown else ""
+        return (
+            f"{self.support_size} of {self.posterior.size} classifiers hold weight above "
+            f"{SUPPORT_MASS:g}/H; the largest {largest}{more}"
         )
 
     def is_optimal(self) -> bool:

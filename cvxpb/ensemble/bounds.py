@@ -54,6 +54,7 @@ from cvxpb.engine.declare.terms import (
 )
 from cvxpb.ensemble.pairs import PairErrors
 from cvxpb.numerics.tolerances import EPS
+from cvxpb.pac_bayes import check_distance
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
 from cvxpb.validation import check_choice, check_count, check_delta, real_array
 
@@ -707,7 +708,7 @@ def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
     ``q``'s copies (``2 KL``, the chi-squared sum squared, ``2 D_alpha``)."""
     n, delta = check_count(n, "n"), check_delta(delta)
     check_choice(divergence, "divergence", tuple(DISTANCES_BY_DIVERGENCE))
-    check_choice(distance, "distance", DISTANCES_BY_DIVERGENCE[divergence])
+    check_distance(distance, divergence)
     function = Bound(distance, divergence, n, delta, alpha=alpha)
     term = DivergenceTerm(q, function.measure)
     return ex.pac_bayes(function, risk, function.measure.bound_argument(term, copies))

@@ -34,7 +34,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from cvxpb.engine.declare.problem import Minimize
 from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
+from cvxpb.ensemble.explain import explain_fit
 from cvxpb.ensemble.pairs import PairErrors
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_choice, check_delta, check_distribution
 
 BOUNDS = (
@@ -174,7 +176,9 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         The least number of examples any pair's rates were measured on.
     statistics_ : dict
         ``risks`` (each voter's error rate), ``tandem`` and ``disagreement`` (pairwise
-        rates), ``n_gibbs`` (the least count of a voter's rate) and ``n`` (of a pair's).
+        rates), ``n_gibbs`` (the least count of a voter's rate), ``n`` (of a pair's),
+        ``n_examples`` (the examples measured on) and ``all_seen`` (every voter measured
+        on every one of them).
     declarations_ : Declarations
         Every bound that applies to these voters, by name (a mapping that declares each
         when first read), as a declared expression
@@ -204,6 +208,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         self.test_size = test_size
         self.random_state = random_state
 
+    @one_blas_thread
     def fit(self, X, y):
         """Fit (or take) the voters, measure their errors, and minimize the bound.
 
@@ -222,18 +227,25 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            For a parameter out of range, or a two-class bound with more classes.
+            For a parameter out of range, a ``y`` of one class, or a two-class bound with
+            more classes.
         """
         self._check_parameters()
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError(
+                f"y has one class ({self.classes_[0]!r}): a majority vote needs at least two "
+                "to learn from, and a bound on its risk would say nothing"
+            )
         if self.bound in BINARY_BOUNDS and self.classes_.size > 2:
             raise ValueError(f"bound={self.bound!r} is a two-class bound; y has more classes")
         X_bound, y_bound, seen = self._fit_voters(X, y)
         stats = _statistics(self._member_votes(X_bound), y_bound, seen)
         self.statistics_ = {
-            k: stats[k] for k in ("risks", "tandem", "disagreement", "n_gibbs", "n")
+            k: stats[k]
+            for k in ("risks", "tandem", "disagreement", "n_gibbs", "n", "n_examples", "all_seen")
         }
         self.n_bound_ = stats["n"]
         q = Posterior.uniform(len(self.estimators_))
@@ -244,6 +256,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         self.declarations_, self._bounds = declared, None
         return self
 
+    @one_blas_thread
     def solve_bound(self, bound: str):
         """Minimize another of the bounds that apply, on the same voters and statistics.
 
@@ -262,6 +275,19 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         if bound == self.bound:
             return self.result_
         return _minimize(self.declarations_[bound])
+
+    def explain(self) -> str:
+        """Explain the fitted bound: its statistics, what its status proves, any gap.
+
+        Returns
+        -------
+        str
+            The bound and its confidence; where the rates were measured and on how many
+            examples; the result; and, where the certificate leaves a gap, what it
+            means and why (:func:`cvxpb.ensemble.explain.explain_fit`).
+        """
+        check_is_fitted(self, "posterior_")
+        return explain_fit(self)
 
     def bound_at(self, bound: str, posterior=None) -> float:
         """One of the bounds that apply, at a posterior (no search).
@@ -288,12 +314,17 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
     def bounds_(self) -> dict:
         """For every bound that applies: its value at ``posterior_`` and at the uniform
         posterior, its own minimum and that minimum's status (solved when first read:
-        each minimum is a solve)."""
+        each minimum is a solve, with a progress bar on a terminal)."""
+        from tqdm.auto import tqdm
+
         check_is_fitted(self, "posterior_")
         if self._bounds is None:
             uniform = np.full(self.posterior_.size, 1.0 / self.posterior_.size)
             self._bounds = {}
-            for name, declared in self.declarations_.items():
+            names = tqdm(self.declarations_, desc="bounds_", unit="bound", disable=None)
+            for name in names:
+                names.set_postfix_str(name)
+                declared = self.declarations_[name]
                 own = self.solve_bound(name)
                 self._bounds[name] = {
                     "at_posterior": _value_at(declared, self.posterior_),
@@ -407,6 +438,7 @@ def _statistics(votes, y, seen):
         "risks": E.sum(axis=0) / S.sum(axis=0),
         "n_gibbs": int(S.sum(axis=0).min()),
         "n": int(pairs.min()),
+        "n_examples": int(seen.shape[0]),
         "all_seen": bool(seen.all()),
         "errors": E.astype(float),
         "seen": None if seen.all() else seen,

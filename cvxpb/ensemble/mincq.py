@@ -32,6 +32,7 @@ from cvxpb.engine.declare.problem import Minimize
 from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.classifier import VoterMixin
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_delta
 
 
@@ -209,6 +210,7 @@ class MinCqClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         self.test_size = test_size
         self.random_state = random_state
 
+    @one_blas_thread
     def fit(self, X, y):
         """Fit (or take) the voters and solve MinCq on the sample that measures them.
 

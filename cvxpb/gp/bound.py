@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from cvxpb.engine.conic import solve_program
 from cvxpb.numerics.tolerances import nudge
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_delta
 
 METHODS = ("closed_form", "cvx")
@@ -203,6 +204,7 @@ class PACBayesMixin:
     ``_prior_marginals``.
     """
 
+    @one_blas_thread
     def pac_bayes_bound(self, delta=0.05, sigma0_sq=0.1) -> float:
         """Kamesawa et al.'s Theorem 1 (eq. 29) with ``log Z`` the EP log marginal likelihood.
 

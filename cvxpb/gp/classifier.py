@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.gp.bound import PACBayesMixin
 from cvxpb.gp.ep import log_marginal_gradient, predict_latent, predictive_probability, run_ep
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import BinaryOnly, binary_classes
 
 BOUNDS = ((np.log(1e-2), np.log(1e2)), (np.log(1e-2), np.log(1e3)))  # log amplitude, log scale
@@ -218,6 +219,7 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
         self.optimize = optimize
         self.max_sweeps = max_sweeps
 
+    @one_blas_thread
     def fit(self, X, y):
         """Run EP, with empirical Bayes over the kernel when ``optimize``.
 

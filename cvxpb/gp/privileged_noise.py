@@ -253,6 +253,7 @@ class GPCPlusClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
         self.kernel = kernel
         self.max_sweeps = max_sweeps
 
+    @one_blas_thread
     def fit(self, X, y, X_star=None):
         """Fit ``f``'s kernel, then ``g``'s prior by the EP marginal likelihood.
 

@@ -36,6 +36,7 @@ from cvxpb.gp.classifier import (
     kernel_matrix,
 )
 from cvxpb.gp.ep import log_marginal_gradient, predict_latent, run_ep
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import BinaryOnly, binary_classes, check_privileged
 
 
@@ -128,6 +129,7 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
         self.optimize = optimize
         self.max_sweeps = max_sweeps
 
+    @one_blas_thread
     def fit(self, X, y, X_star=None):
         """Fit the privileged GPC, its soft labels, then the target GPC.
 

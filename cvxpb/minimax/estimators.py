@@ -42,6 +42,7 @@ from cvxpb.minimax.program import (
     solve_program,
 )
 from cvxpb.minimax.zero_one import solve_zero_one, zero_one_status
+from cvxpb.threads import one_blas_thread
 
 SOLVERS = ("auto", *conic.SOLVERS, "fista")
 POLISH_STEPS = 2000  # proximal gradient steps at most when polishing a conic solution
@@ -287,6 +288,7 @@ class MinimaxClassifier(ClassifierMixin, _MinimaxBase):
         self.random_state = random_state
         self.solver = solver
 
+    @one_blas_thread
     def fit(self, X, y):
         """Solve eq. (21) for ``A``.
 
@@ -469,6 +471,7 @@ class MinimaxRegressor(RegressorMixin, _MinimaxBase):
         self.fit_intercept = fit_intercept
         self.solver = solver
 
+    @one_blas_thread
     def fit(self, X, y):
         """Solve eq. (21) for ``A`` with the quadratic loss.
 
@@ -570,6 +573,7 @@ class RobustFeatureSelector(SelectorMixin, _MinimaxBase):
         self.fit_intercept = fit_intercept
         self.solver = solver
 
+    @one_blas_thread
     def fit(self, X, y):
         """Solve eq. (43) and score the features.
 

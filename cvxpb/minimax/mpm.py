@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.engine.conic import SOLVERS, solve_program
 from cvxpb.minimax.program import MinimaxSolverError
+from cvxpb.threads import one_blas_thread
 
 
 class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
@@ -59,6 +60,7 @@ class MinimaxProbabilityMachine(ClassifierMixin, BaseEstimator):
         self.reg = reg
         self.solver = solver
 
+    @one_blas_thread
     def fit(self, X, y):
         """Solve the MPM's second-order cone program.
 

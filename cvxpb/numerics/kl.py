@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from cvxpb.numerics.tolerances import EPS
-from cvxpb.validation import real_array
+from cvxpb.validation import check_unit_interval, real_array
 
 BRACKET_WIDTH = 1e-300
 BRACKET_RELATIVE = 4 * EPS
@@ -142,8 +142,8 @@ def kl(p, q):
     >>> kl(0.0, 0.5) == float(np.log(2))
     True
     """
-    _check_unit_interval(p, "p")
-    _check_unit_interval(q, "q")
+    check_unit_interval(real_array(p, "p"), "p")
+    check_unit_interval(real_array(q, "q"), "q")
     return kl_unchecked(p, q)
 
 
@@ -164,12 +164,6 @@ def kl_unchecked(p, q):
     left, right = _kl_parts(p, q)
     value = left + right
     return float(value) if value.ndim == 0 else value
-
-
-def _check_unit_interval(values, name: str) -> None:
-    values = real_array(values, name)
-    if not np.all((values >= 0) & (values <= 1)):  # False for NaN too
-        raise ValueError(f"{name} must lie in [0, 1] with no NaN")
 
 
 def _rounding_error(value):
@@ -195,7 +189,7 @@ def _kl_with_error(p, q):
 
 
 def _check(p, eps):
-    _check_unit_interval(p, "p")
+    check_unit_interval(real_array(p, "p"), "p")
     p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), real_array(eps, "eps"))
     if not np.all(eps >= 0):  # False for NaN too
         raise ValueError("eps must be >= 0 with no NaN")

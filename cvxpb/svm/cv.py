@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.svm.family import sigest
 from cvxpb.svm.grid import COSTS, check_cost, check_lambdas, svm_C
+from cvxpb.threads import one_blas_thread
 
 
 class LambdaSVC(ClassifierMixin, BaseEstimator):
@@ -42,6 +43,7 @@ class LambdaSVC(ClassifierMixin, BaseEstimator):
         self.gamma = gamma
         self.cost = cost
 
+    @one_blas_thread
     def fit(self, X, y):
         """Fit scikit-learn's ``SVC`` with the ``C`` of ``lam``.
 

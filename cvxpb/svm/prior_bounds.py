@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from cvxpb.numerics.kl import kl_inv_upper, kl_inv_upper_newton
 from cvxpb.svm.gaussian import kl_shifted, kl_tau, stochastic_error
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_choice, check_delta, real_array
 
 MU_GRID = np.geomspace(1e-3, 1e4, 281)
@@ -331,6 +332,7 @@ def _signed_labels(svc, y, name: str) -> np.ndarray:
     return np.where(y == classes[1], 1, -1)
 
 
+@one_blas_thread
 def svm_pac_bayes_bound(
     svc, X, y, prior="langford", delta=0.01, prior_svc=None, etas=DEFAULT_ETAS, tau=50.0, R=None
 ) -> SVMBound:

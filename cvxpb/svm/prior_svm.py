@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
-from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.minimax.program import solve_program
 from cvxpb.svm.gaussian import KernelVector, from_svc
@@ -32,7 +32,7 @@ from cvxpb.svm.prior_qp import (
     prior_svm_program,
     recover_eta,
 )
-from cvxpb.threads import blas_threads_for
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import BinaryOnly, binary_classes, check_delta
 
 
@@ -45,8 +45,7 @@ class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit the prior and the posterior SVMs and compute the bound.
 
-        BLAS runs on one thread for the many small solves below :data:`cvxpb.threads.SMALL`
-        examples.
+        BLAS runs on one thread (:mod:`cvxpb.threads`).
 
         Parameters
         ----------
@@ -60,7 +59,7 @@ class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
         self
             The fitted classifier.
         """
-        with blas_threads_for(_num_samples(X)):
+        with one_blas_thread():
             return self._fit(X, y)
 
     def _prepare(self, X, y):

@@ -18,6 +18,7 @@ from cvxpb.engine.problem import BoundProblem
 from cvxpb.engine.result import Result
 from cvxpb.svm.family import fit_family
 from cvxpb.svm.grid import check_lambdas, lambda_grid
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import BinaryOnly, binary_classes, check_delta
 
 
@@ -89,6 +90,7 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.progress = progress
 
+    @one_blas_thread
     def fit(self, X, y):
         """Train the SVMs and minimize the bound over posteriors on them.
 

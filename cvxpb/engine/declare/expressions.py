@@ -54,6 +54,14 @@ class Expression:
     def __init__(self, *args):
         self.args = tuple(as_expression(a) for a in args)
 
+    def __float__(self):
+        raise TypeError(
+            f"{self!r} is a declared expression of the posterior, not a number: it "
+            "composes with cvxpb's own atoms (pb.sqrt, pb.log, pb.exp, pb.inv, "
+            "pb.minimum, pb.maximum, pb.kl_inverse, ...) and numbers, not with CVXPY's "
+            "or NumPy's functions; its value at a posterior is pb.Minimize(it).value_at(q)"
+        )
+
     def leaves(self) -> dict:
         """Collect the posterior terms under this node, with the node's direction in each.
 
@@ -291,6 +299,13 @@ def as_expression(x) -> Expression:
 def _number(x, what, positive_or_negative=False) -> float:
     if isinstance(x, Constant):
         x = x.value
+    if type(x).__module__.startswith("cvxpy"):
+        raise DeclarationError(
+            f"{what} of a declared bound is a CVXPY object ({type(x).__name__}): a declared "
+            "bound is built from cvxpb's terms (pb.gibbs_risk, pb.KL, ...), its atoms "
+            "(pb.sqrt, pb.log, pb.kl_inverse, ...) and numbers, and cvxpb writes the CVXPY "
+            "programs itself (pb.Minimize(bound).explain() shows them)"
+        )
     if isinstance(x, bool) or not isinstance(x, Real) or not np.isfinite(x):
         raise DeclarationError(f"{what} of a declared bound must be a finite number, got {x!r}")
     if positive_or_negative and x == 0:
@@ -676,6 +691,7 @@ class LambdaBound(Expression):
             twice = 2 * L + e
             value = (twice + np.sqrt(e * e + 2 * L * e)) ** 2 / (2 * twice)
         value = np.where(twice > 0, value, 0.0)
+        value = np.where(np.isposinf(twice), np.inf, value)  # a divergence of inf: vacuous
         return nudge(value * (1 + rounding * 16 * EPS), rounding)
 
     def _curvature(self, kinds, ranges):

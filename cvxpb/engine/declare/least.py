@@ -18,6 +18,7 @@ import time
 from cvxpb.engine.declare.checks import check_tolerances, one_posterior
 from cvxpb.engine.declare.expressions import DeclarationError
 from cvxpb.numerics.tolerances import gap_goal
+from cvxpb.threads import one_blas_thread
 
 STATUS_STRENGTH = ("local", "optimal_inaccurate", "optimal")  # weakest first
 
@@ -86,6 +87,7 @@ class LeastOf:
             lines += ["  " + line for line in part.explain().splitlines()]
         return "\n".join(lines)
 
+    @one_blas_thread
     def solve(self, tol=1e-7, max_solves=300, solver="CLARABEL", tighten=True, rtol=None):
         """Minimize every part; the least minimum, certified by the least lower bound.
 

@@ -16,6 +16,7 @@ from cvxpb.engine.declare.terms import GibbsRisk
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.engine.result import Certificate, Result
 from cvxpb.numerics.tolerances import gap_goal
+from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_distribution, real_array
 
 ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
@@ -71,9 +72,20 @@ class Minimize:
         Returns
         -------
         float
-            The bound at ``q``, a valid upper bound.
+            The bound at ``q``, a valid upper bound on a risk: at most 1 (the trivial
+            bound, where the formula is above it).
+
+        Raises
+        ------
+        ValueError
+            Where the formula is below 0 or not a number at ``q``: its statistics
+            contradict each other there (see :meth:`solve`).
         """
         q = check_distribution(real_array(q, "q"), self.posterior.size, "q")
+        return min(_checked(self._value(q), "q"), 1.0)
+
+    def _value(self, q) -> float:
+        """The declared formula at ``q``, rounded up (above 1 where it is vacuous)."""
         return float(self.bound.evaluate(Values(q), +1))
 
     def explain(self) -> str:
@@ -122,6 +134,17 @@ class Minimize:
                 )
         return ""
 
+    def _certified_note(self) -> str:
+        """What a certified search proves: a global minimum, or, where a quadratic form
+        enters through its convex minorant, a lower bound that may leave a gap."""
+        if all(t.minorant(self.signs[t]) is None for t in self.terms):
+            return "a certified global minimum"
+        return (
+            "a proven lower bound; a certified global minimum where the quadratic forms' "
+            "minorants or KL's lent curvature close the gap, else status 'local' with the "
+            "gap in the certificate"
+        )
+
     def _method_note(self) -> str:
         n = len(self.terms)
         if n == 0:
@@ -130,16 +153,18 @@ class Minimize:
             return "one convex program in q (its dual bound certifies the minimum)"
         if n == 2:
             return (
-                "Pareto branch and bound over mu in min A + mu B (a certified global "
-                "minimum; see cvxpb.engine.declare.pareto)"
+                "Pareto branch and bound over mu in min A + mu B ("
+                + self._certified_note()
+                + "; see cvxpb.engine.declare.pareto)"
             )
         search = VertexSearch(self.bound, self.terms, self.signs)
         if search.certifiable():
             shape = search.curvature.replace("quasi", "quasi-")
             return (
                 f"{n} terms, the bound {shape} in them on their box: cuts at weights of "
-                "the scalarization and the least vertex of the outer polytope (a "
-                "certified global minimum; see cvxpb.engine.declare.vertices)"
+                "the scalarization and the least vertex of the outer polytope ("
+                + self._certified_note()
+                + "; see cvxpb.engine.declare.vertices)"
             )
         return (
             f"{n} terms, the bound not proven concave in them: a local search over the "
@@ -148,6 +173,7 @@ class Minimize:
             "minima; see cvxpb.engine.declare.local)"
         )
 
+    @one_blas_thread
     def solve(
         self,
         tol: float = 1e-7,
@@ -199,8 +225,9 @@ class Minimize:
         check_tolerances(tol, rtol, max_solves, cutoff)
         n = len(self.terms)
         if n == 0:
-            value = float(self.bound.evaluate(Values(), +1))
+            value = _checked(float(self.bound.evaluate(Values(), +1)), "the bound")
             return _result(value, np.array([]), "optimal", 0.0, 0, value, [], None)
+        _checked(self._value(self.posterior.prior), "the prior")  # before any work
         start = time.perf_counter()
         best, lower, search = self._search(n, tol, max_solves, solver, rtol=rtol, cutoff=cutoff)
         certified = n <= 2 or isinstance(search, VertexSearch)
@@ -220,13 +247,14 @@ class Minimize:
                 best, lower, relaxed, n, tol, max_solves, solver, earlier, rtol
             )
             solves += more
-        gap = best.value - lower
+        _checked(best.value, "the posterior found")
+        gap = min(best.value, 1.0) - min(lower, 1.0)
         if n == 2:  # the weight of the second term in min A + mu B
             certificate = Certificate("mu", best.mu, None, lower, gap)
         else:  # one convex program, or a search over several weights: no one parameter
             certificate = Certificate(None, None, None, lower, gap)
         local = not certified or relaxed
-        optimal = gap <= gap_goal(tol, rtol, best.value)
+        optimal = gap <= gap_goal(tol, rtol, min(best.value, 1.0))
         status = "optimal" if optimal else "local" if local else "optimal_inaccurate"
         seconds = time.perf_counter() - start
         return _result(best.value, best.q, status, seconds, solves, lower, self.terms, certificate)
@@ -292,7 +320,7 @@ class Minimize:
             candidate, _, search = self._search(*how)
             earlier = search
             solves += len(search.solved)
-            value = self.value_at(candidate.q)
+            value = self._value(candidate.q)
             if not value < best.value - tol / 10:
                 break
             best = dataclasses.replace(candidate, value=value)
@@ -342,14 +370,34 @@ def _signs(bound) -> dict:
     return signs
 
 
+def _checked(value: float, where: str) -> float:
+    """``value``, a declared bound's formula, where it can be a bound on a risk: a
+    ValueError where it is below 0 or not a number."""
+    if not value >= 0:
+        raise ValueError(
+            f"the declared bound is {value:.6g} at {where}, which no bound on a risk can "
+            "be: its statistics contradict each other (for the C-bound and DIS, a "
+            "disagreement above what the Gibbs risks allow two-class votes, as rates "
+            "measured on different samples or votes of more than two classes can give), "
+            "or the declaration is not a bound on a risk; no bound is reported"
+        )
+    return value
+
+
 def _result(value, q, status, seconds, solves, lower, terms, certificate) -> Result:
     """The declared engine's Result: each term's value at ``q`` by name; the Gibbs risk
-    and the divergence where the bound has that term (one divergence), else None."""
+    and the divergence where the bound has that term (one divergence), else None. A
+    formula above 1 is reported as 1, the trivial bound on a risk (``unclipped_bound``
+    keeps it), and the certificate's lower bound is clipped alike."""
     values = {t.name: t.value(q) for t in terms}
     risks = [t.name for t in terms if isinstance(t, GibbsRisk)]
     divergences = [t.name for t in terms if t.divergence]
+    bound, least = min(value, 1.0), min(lower, 1.0)
+    message = f"{solves} scalarized programs; certified gap {bound - least:.3g}"
+    if certificate is not None:
+        certificate = dataclasses.replace(certificate, lower_bound=least, gap=bound - least)
     return Result.from_terms(
-        value,
+        bound,
         q,
         values,
         risks[0] if len(risks) == 1 else None,
@@ -359,5 +407,6 @@ def _result(value, q, status, seconds, solves, lower, terms, certificate) -> Res
         seconds=seconds,
         iterations=solves,
         certificate=certificate,
-        message=f"{solves} scalarized programs; certified gap {value - lower:.3g}",
+        message=message,
+        unclipped_bound=value if value > 1 else None,
     )

@@ -34,7 +34,7 @@ from cvxpb.numerics.constants import check_order
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, PSD_TOLERANCE, nudge
 from cvxpb.pac_bayes.divergences import Chi2, Divergence, KLDivergence, Renyi, as_divergence
-from cvxpb.validation import check_distribution, real_array
+from cvxpb.validation import check_distribution, check_unit_interval, real_array
 
 
 class Posterior:
@@ -978,8 +978,7 @@ def _vector(values, size, name):
     values = real_array(values, name)
     if values.shape != (size,):
         raise ValueError(f"{name} must have one entry per voter ({size}), got shape {values.shape}")
-    if np.any(~np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
-        raise ValueError(f"{name} must lie in [0, 1]")
+    check_unit_interval(values, name)
     return values
 
 
