@@ -84,3 +84,20 @@ def test_the_command_line_sets_one_thread_for_its_workers_unless_the_user_did(
     assert "bound" in capsys.readouterr().out
     assert os.environ["OPENBLAS_NUM_THREADS"] == (preset or "1")
     assert os.environ["MKL_NUM_THREADS"] == "1"
+
+
+def test_warnings_point_at_the_users_line_through_the_decorator():
+    """A decorated entry point adds a frame: a stacklevel counted by hand then named
+    cvxpb/threads.py as the warning's place. warn_user names the caller's line."""
+    import warnings
+
+    from cvxpb.gp import GPClassifierEP
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    clf = GPClassifierEP().fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf.pac_bayes_bound(delta=0.05, sigma0_sq=1e-6)  # condition (28) fails
+    assert caught and {w.filename for w in caught} == {__file__}

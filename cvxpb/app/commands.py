@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from cvxpb import jsonout
+from cvxpb.app.legend import legend
 from cvxpb.app.texttable import format_table
 from cvxpb.engine.methods import METHODS
 from cvxpb.engine.problem import BoundProblem
@@ -339,10 +340,12 @@ def cmd_stochastic_svm(args) -> int:
         return 0
     table = experiment.results_table(runs).drop(columns=["message", "method", "delta"])
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(legend(table.columns))
     if any(run.cv for run in runs):
         print("\ncross-validation against sq-chi2 (Sahu & Hemachandra, Table 4):")
         cv = experiment.cv_table(runs)
         print(cv.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(legend(cv.columns.drop("dataset")))
     _written_to(args)
     return 0
 
@@ -445,6 +448,7 @@ def cmd_minimax(args) -> int:
     print(wide.reindex(columns=list(methods)).to_string(float_format=lambda v: f"{v:.1f}"))
     print("\nwith standard errors:")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    print(legend(table.columns))
     print(f"\n{warning_report(rows)}")
     _written_to(args)
     return 0
@@ -494,7 +498,9 @@ def cmd_prior_svm(args) -> int:
         "bounds and test errors of the bound-selected classifiers "
         "(Parrado-Hernández et al., 2012, Tables 2-5):"
     )
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep=""))
+    meaning = "the bound of the grid point of least bound, mean over the runs (none for "
+    print(legend(table.columns, meanings={"bound": meaning + "SVM+10FCV, chosen by CV)"}))
     _written_to(args)
     return 0
 
@@ -536,7 +542,8 @@ def cmd_slt_gp(args) -> int:
     print(
         "test accuracy % (Kamesawa et al., Table 3; rho: SLT-GP's empirical-Bayes task similarity):"
     )
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep=""))
+    print(legend(table.columns, table["method"]))
     print(f"\n{warning_report(rows)}")
     _written_to(args)
     return 0
@@ -580,19 +587,25 @@ def cmd_majority_vote(args) -> int:
     options = {"posteriors": posteriors, "plots": not args.no_plots}
     if _save_or_print_json(experiment, rows, table, args, **options):
         return 0
-    print("each bound's minimum over the posterior (a bound on the vote's risk, w.p. 0.95):")
+    runs = f"mean over {args.runs} runs" if args.runs > 1 else "one run"
+    print(f"each bound's minimum over the trees' weights ({runs}): the vote's risk is at most")
+    print("this with probability 0.95 (split: errors on a held-out half; oob: out of bag)")
     print(experiment.wide(table).to_string(float_format=lambda v: f"{v:.4f}", na_rep="-"))
-    print("\ntest risk of the vote with each bound's posterior:")
-    print(experiment.wide(table, "test risk").to_string(float_format=lambda v: f"{v:.4f}"))
-    statuses = table[table["statuses"] != ""].groupby("bound", sort=False)["statuses"]
-    print(
-        "\nstatuses: "
-        + "; ".join(f"{b}: {','.join(sorted(set(','.join(s).split(','))))}" for b, s in statuses)
-    )
+    print("\ntest risk of the vote with each bound's posterior (uniform: all trees alike):")
+    risks = experiment.wide(table, "test risk")
+    print(risks.to_string(float_format=lambda v: f"{v:.4f}", na_rep="-"))
+    print("\nwhat each minimum proves (optimal: certified least; local: a true bound, not")
+    print("proven least; with several runs, how many of each):")
+    print(experiment.wide(table, "statuses").to_string(na_rep="-"))
+    for note in experiment.remarks(table):
+        print("\n" + note)
+    shown = []
     for column, source in SOURCES.items():
         published = beside_published(table, column)
         if len(published):
             print(f"\n{column} out of bag beside {source}:")
-            print(published.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+            print(published.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep=""))
+            shown = published.columns
+    print("\n" + legend(shown, table["bound"], {"bound": "the bound's name (below)"}))
     _written_to(args)
     return 0

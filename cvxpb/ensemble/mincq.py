@@ -70,6 +70,21 @@ class MinCqResult:
     pac_bound: float
     message: str = ""
 
+    def __str__(self) -> str:
+        """The result in words: the margin's moments, the empirical C-bound, the bound."""
+        vacuous = " (vacuous)" if self.pac_bound >= 1 else ""
+        lines = [
+            f"MinCq: {self.status}; the margin's mean {self.first_moment:.4g} and mean "
+            f"square {self.second_moment:.4g} on the sample",
+            f"  empirical C-bound {self.empirical_c_bound:.4g} (1 - mean^2 / mean square: "
+            "the vote's risk on the sample is at most this)",
+            f"  PAC-Bound 1 at the posterior {self.pac_bound:.4g}{vacuous}: with probability "
+            "1 - delta, where the posterior was chosen on other data than the bound's",
+            f"  weights on {self.weights.size} voters, from {self.weights.min():.3g} to "
+            f"{self.weights.max():.3g} (each within 1/H = {1 / self.weights.size:.3g})",
+        ]
+        return "\n".join(lines + ([f"  solver: {self.message}"] if self.message else []))
+
 
 def margin_moments(signs, votes):
     """``m`` (each voter's mean of ``y h``) and ``M`` (each pair's mean of ``h h'``).

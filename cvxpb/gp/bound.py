@@ -15,8 +15,6 @@ there or, past the range, at its end.
 
 from __future__ import annotations
 
-import warnings
-
 import cvxpy as cp
 import numpy as np
 from scipy.special import log_ndtr
@@ -26,6 +24,7 @@ from cvxpb.engine.conic import solve_program
 from cvxpb.numerics.tolerances import nudge
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_delta
+from cvxpb.warn import warn_user
 
 METHODS = ("closed_form", "cvx")
 
@@ -233,13 +232,12 @@ class PACBayesMixin:
             *self._prior_marginals(), np.where(self.y_signed_ > 0, 1, -1)
         )
         if largest_var > sigma0_sq or abs(label_correlation) > 1e-12:
-            warnings.warn(
+            warn_user(
                 f"condition (28) fails on the training sample (largest prior variance "
                 f"{largest_var:.3g} against sigma0_sq = {sigma0_sq}, mean of y * prior "
                 f"mean {label_correlation:.3g}, which must be 0): {value:.4g} is Theorem "
                 "1's value, not a bound for this prior",
                 SubGaussianWarning,
-                stacklevel=2,
             )
         return value
 

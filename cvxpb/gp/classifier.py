@@ -10,8 +10,6 @@ Section 5.8 fixes it at 1/4) and ``optimize=False`` keeps both.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
@@ -23,6 +21,7 @@ from cvxpb.gp.bound import PACBayesMixin
 from cvxpb.gp.ep import log_marginal_gradient, predict_latent, predictive_probability, run_ep
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import BinaryOnly, binary_classes
+from cvxpb.warn import warn_user
 
 BOUNDS = ((np.log(1e-2), np.log(1e2)), (np.log(1e-2), np.log(1e3)))  # log amplitude, log scale
 
@@ -61,12 +60,11 @@ def at_search_bound(theta, optimize) -> tuple:
         for end, side in zip(BOUNDS[k], ("lower", "upper"), strict=True):
             if abs(theta[k] - end) <= 1e-6:
                 found.append(name)
-                warnings.warn(
+                warn_user(
                     f"the {name} reached the {side} end of its search range "
                     f"({np.exp(end):g}): the EP marginal likelihood still rises there, so the "
                     "posterior's latent variances are set by that bound",
                     HyperparameterBoundWarning,
-                    stacklevel=4,
                 )
     return tuple(found)
 

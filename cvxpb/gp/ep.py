@@ -11,7 +11,6 @@ Cholesky factor.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +18,7 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.special import log_ndtr, ndtr
 
 from cvxpb.threads import one_blas_thread
+from cvxpb.warn import warn_user
 
 TOL = 1e-8  # largest change of a site's parameters that still counts as converged
 ANDERSON_MEMORY = 5  # past sweeps the parallel schedule extrapolates from
@@ -188,10 +188,9 @@ def run_ep(
         )
         sweeps += more
         if not converged:
-            warnings.warn(
+            warn_user(
                 f"EP did not converge in {sweeps} sweeps (last change {change:.2e})",
                 EPConvergenceWarning,
-                stacklevel=2,
             )
     variances, mu, L = marginals(K, tau, nu)
     cavity_tau, cavity_nu = 1 / variances - tau, mu / variances - nu

@@ -47,6 +47,7 @@ from cvxpb.gp.ep import (
 )
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import BinaryOnly, binary_classes, check_privileged
+from cvxpb.warn import warn_user
 
 NODES, WEIGHTS = hermegauss(64)  # probabilists' Gauss-Hermite: int h(x) N(x|0,1) dx
 LOG_WEIGHTS = np.log(WEIGHTS / np.sqrt(2 * np.pi))
@@ -191,10 +192,9 @@ def run_ep_plus(K, K_star, y, mean_g=0.0, max_sweeps=500, tol=TOL, init=None):
         sites = sites + DAMPING * (proposal - sites)
     converged = change < tol
     if not converged:
-        warnings.warn(
+        warn_user(
             f"GPC+ EP did not converge in {max_sweeps} sweeps (last change {change:.2e})",
             EPConvergenceWarning,
-            stacklevel=2,
         )
     return _state(K, K_star, y, mean_g, np.split(sites, 4), sweeps, converged)
 

@@ -32,14 +32,13 @@ to Clarabel where it stalls or leaves the certificate open with no pair left to 
 
 from __future__ import annotations
 
-import warnings
-
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
 from cvxpb.minimax import zero_one_dual, zero_one_ipm
 from cvxpb.minimax.program import penalty, solve_program
+from cvxpb.warn import warn_user
 
 SUBSAMPLE = 300  # the first A comes from this many samples, with every class pair
 NEAR = 0.1  # pairs with z~_ij > nu_i - NEAR join the working set
@@ -329,16 +328,14 @@ def zero_one_status(upper: float, lower: float) -> str:
     if gap <= GAP * max(1.0, abs(upper)):
         return cp.OPTIMAL
     if not np.isfinite(lower):
-        warnings.warn(
+        warn_user(
             f"the 0-1 minimax solution (objective {upper:.10g}) has no proven lower bound: "
             "a penalty weight of 0, a free column that is not constant or a solver without "
-            "multipliers leaves the dual bound open",
-            stacklevel=3,
+            "multipliers leaves the dual bound open"
         )
         return cp.OPTIMAL_INACCURATE
-    warnings.warn(
+    warn_user(
         f"the 0-1 minimax solution is certified within {gap:.3g} of the optimum "
-        f"(objective {upper:.10g}), above the {GAP:g} relative the solver aims for",
-        stacklevel=3,
+        f"(objective {upper:.10g}), above the {GAP:g} relative the solver aims for"
     )
     return cp.OPTIMAL_INACCURATE

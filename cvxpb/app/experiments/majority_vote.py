@@ -252,11 +252,64 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
             "test risk sd": grouped["test risk"].std(),
             "n": grouped["n"].min(),
             "runs": grouped.size(),
-            "statuses": grouped["status"].agg(lambda s: ",".join(sorted(set(s) - {""}))),
+            "statuses": grouped["status"].agg(counted),
+            "largest gap": grouped["gap"].max(),
             "seconds": grouped["seconds"].mean(),
         }
     )
     return table.reset_index()
+
+
+def counted(statuses) -> str:
+    """Count the statuses of a bound's runs.
+
+    Parameters
+    ----------
+    statuses : iterable of str
+        One status a run ("" for a run with no result).
+
+    Returns
+    -------
+    str
+        One word where they agree, else each with its count ("local 2, optimal 3").
+    """
+    counts = pd.Series([s for s in statuses if s]).value_counts().sort_index()
+    if len(counts) <= 1:
+        return ",".join(counts.index)
+    return ", ".join(f"{status} {count}" for status, count in counts.items())
+
+
+def remarks(table: pd.DataFrame) -> list:
+    """Say what the numbers mean where a minimum is 1 or its certificate left a gap.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The :func:`summary`.
+
+    Returns
+    -------
+    list of str
+        A line naming the trivial minima (1) and one naming the gaps above 1e-3.
+    """
+    rows = table[table["bound"] != "uniform"]
+    where = rows["bound"] + " on " + rows["dataset"] + " (" + rows["mode"] + ")"
+    trivial = where[rows["bound value"] >= 1]
+    open_gap = (
+        rows["largest gap"] > 1e-3 if "largest gap" in rows else rows["bound"] != rows["bound"]
+    )
+    gaps = [
+        f"{w} {g:.2g}" for w, g in zip(where[open_gap], rows["largest gap"][open_gap], strict=True)
+    ]
+    lines = []
+    if len(trivial):
+        lines.append("1, the trivial bound (the formula is at least 1): " + ", ".join(trivial))
+    if gaps:
+        lines.append(
+            "certified gaps above 1e-3 (the bound holds at the posterior found; the least "
+            "may be lower by up to the gap): " + ", ".join(gaps)
+        )
+    return lines
 
 
 def wide(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
@@ -274,7 +327,7 @@ def wide(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
     pandas.DataFrame
         The wide table.
     """
-    first = () if column.startswith("bound") else ("uniform",)  # the plain vote has no bound
+    first = ("uniform",) if column.startswith("test risk") else ()  # the plain vote: no bound
     order = [b for b in (*first, *ALL_BOUNDS) if b in set(table["bound"])]
     pivot = table.pivot(index=["dataset", "mode"], columns="bound", values=column)
     return pivot.reindex(columns=order)

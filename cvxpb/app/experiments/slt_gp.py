@@ -22,7 +22,7 @@ is Theorem 1's value, used as the paper uses it, to choose ``rho``; it is not a 
 here, since SLT-GP's prior mean breaks the theorem's condition (28)
 (:func:`cvxpb.gp.bound.sub_gaussian_evidence`). Several
 ``sizes`` give Figure 1's accuracy against time (on our settings: FlowCAP does not ship
-offline). The paper's GPC+ baseline is not included.
+offline).
 """
 
 from __future__ import annotations
