@@ -133,8 +133,8 @@ def test_solve_compare_prints_every_method(capsys, risks_csv):
     assert all(r["gap"] >= -1e-9 for r in rows)
     code, out, _ = run(capsys, "solve", str(risks_csv), "--m", "500", "--compare")
     header = out.splitlines()[2].split()
-    assert code == 0 and header == ["method", "status", "bound", "gap", "seconds"]
-    assert "fixed_point" in out and "also in this DataFrame: posterior_l1" in out
+    assert code == 0 and header == ["method", "status", "reached", "bound", "gap", "seconds"]
+    assert "fixed_point" in out and "more columns with --json: posterior_l1" in out
 
 
 @pytest.mark.parametrize(

@@ -58,3 +58,29 @@ def test_the_other_experiments_columns_have_meanings():
     text = legend(slt_gp, ["GPC+"])
     assert "eq_29: " in text and "can exceed 1" in text and "names:\n  GPC+: " in text
     assert np.all([name in METHODS for name in majority_vote.ALL_BOUNDS])
+
+
+def test_every_table_has_its_figure(tmp_path):
+    """The minimax run and a single-size SLT-GP run wrote no figure; the posteriors' figure
+    drew eleven bounds with ten colours (first order and DIS alike)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from cvxpb.app.experiments import minimax, slt_gp
+
+    runs = pd.DataFrame(
+        {"dataset": ["a", "a", "b", "b"] * 2, "method": ["mmSVM", "SVM"] * 4,
+         "test error": np.linspace(0.1, 0.3, 8), "run": [0, 0, 0, 0, 1, 1, 1, 1]}
+    )  # fmt: skip
+    paths = minimax.write(runs, tmp_path / "minimax")
+    assert (tmp_path / "minimax" / "minimax.png") in paths
+    rows = pd.DataFrame(
+        {"setting": "latent_gp", "r": 0.0, "n": 200, "method": ["GPC", "SLT-GP"] * 2,
+         "repeat": [0, 0, 1, 1], "accuracy": [80.0, 85.0, 82.0, 86.0], "seconds": 1.0}
+    )  # fmt: skip
+    paths = slt_gp.write(rows, tmp_path / "slt")
+    assert (tmp_path / "slt" / "slt_gp.png").read_bytes()[:4] == b"\x89PNG"
+    colors = {majority_vote._color(plt, b) for b in majority_vote.ALL_BOUNDS}
+    assert len(colors) == len(majority_vote.ALL_BOUNDS)

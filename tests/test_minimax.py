@@ -268,3 +268,40 @@ def test_general_p_uses_the_dual_exponent():
     from cvxpb.minimax.program import penalty
 
     assert penalty(A, 3, 2.0).value == pytest.approx(2 * (3**1.5 + 4**1.5) ** (1 / 1.5))
+
+
+def _clarabel_inaccurate(solve, settles=True):
+    """conic.solve_program with Clarabel's result marked "optimal_inaccurate" and, unless
+    ``settles``, no other solver reaching "optimal"."""
+    from cvxpb.engine import conic
+
+    def fake(problem, solvers=conic.SOLVERS, accept_inaccurate=True, *args, **kwargs):
+        outcome = solve(problem, solvers, accept_inaccurate, *args, **kwargs)
+        if tuple(solvers) == ("CLARABEL",):
+            return conic.Outcome("optimal_inaccurate", "CLARABEL", "")
+        if not settles:
+            return conic.Outcome("optimal_inaccurate", None, "not settled")
+        return outcome
+
+    return fake
+
+
+def test_an_inaccurate_solution_is_settled_by_a_second_solver(data, monkeypatch, recwarn):
+    """Clarabel's "optimal_inaccurate" on the Brier program: ECOS re-solves it to
+    "optimal" (the minimax experiment printed 63 CVXPY warnings on hepatitis and crx), the
+    status and route say so, and no warning is let through; where no solver settles it,
+    one warning says which tried."""
+    from cvxpb.engine import conic
+
+    X, y = data[0], data[1]
+    reference = MinimaxClassifier(loss="brier", eps=0.1, squared=True).fit(X, y)
+    solve = conic.solve_program
+    monkeypatch.setattr(conic, "solve_program", _clarabel_inaccurate(solve))
+    clf = MinimaxClassifier(loss="brier", eps=0.1, squared=True).fit(X, y)
+    assert clf.status_ == "optimal" and clf.route_ == "CVXPY program, ECOS"
+    assert clf.worst_case_loss_ == pytest.approx(reference.worst_case_loss_, rel=1e-6)
+    assert not [w for w in recwarn if "inaccurate" in str(w.message)]
+    monkeypatch.setattr(conic, "solve_program", _clarabel_inaccurate(solve, settles=False))
+    with pytest.warns(UserWarning, match="ECOS, SCS did not reach 'optimal'"):
+        clf = MinimaxClassifier(loss="brier", eps=0.1, squared=True).fit(X, y)
+    assert clf.route_ == "CVXPY program, CLARABEL"

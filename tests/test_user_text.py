@@ -77,3 +77,17 @@ def test_the_readmes_python_runs_as_written():
         for block in blocks:
             exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["mv"].result_.bound <= 1 and "slt" in namespace
+
+
+def test_the_readmes_run_times_are_the_commands_own():
+    """The README's run time of each experiment is the one its --help states (both
+    measured on a quiet 2-core machine)."""
+    from cvxpb.app.cli import RUN_TIMES
+
+    readme = (ROOT / "README.md").read_text()
+    for name, text in RUN_TIMES.items():
+        line = re.search(rf"^cvxpb experiment {name} .*: (\d+(?:\.\d+)?) (s|min)$", readme, re.M)
+        if name.endswith("appendix"):
+            continue
+        number, unit = line.groups()
+        assert re.search(rf"about {number} {'s' if unit == 's' else 'minute'}", text), name

@@ -22,13 +22,14 @@ FORMATTER = argparse.ArgumentDefaultsHelpFormatter
 
 # Run times of the README's experiment commands on a quiet 2-core machine.
 RUN_TIMES = {
-    "stochastic-svm": "--dataset wdbc,bupa takes about 25 s",
+    "stochastic-svm": "--dataset wdbc,bupa takes about 15 s",
     "stochastic-svm-appendix": "on the committed H = 1990 run (8 datasets) about 2.5 minutes",
     "minimax": "--dataset hepatitis,crx --runs 20 takes about 1 minute",
-    "prior-svm": "--dataset pima --runs 5 takes about 7 minutes (35 grid cells a run)",
-    "slt-gp": "--setting latent_gp --repeats 10 takes about 4 to 5 minutes (40 GP fits)",
-    "majority-vote": "--dataset spambase,splice --runs 1 takes about 1.5 minutes (10 bounds)",
+    "prior-svm": "--dataset pima --runs 5 takes about 10 minutes (35 grid cells a run)",
+    "slt-gp": "--setting latent_gp --repeats 10 takes about 35 s (40 GP fits)",
+    "majority-vote": "--dataset spambase,splice --runs 1 takes about 40 s (11 bounds)",
 }
+"""Measured on a quiet 2-core machine with one BLAS thread (the README gives the same)."""
 
 
 def _non_negative(text: str) -> int:
@@ -132,11 +133,10 @@ def _experiment_parser(which, name: str, help: str):
     )
 
 
-def _add_common(parser, out_help: str, plots: bool = True) -> None:
+def _add_common(parser, out_help: str) -> None:
     parser.add_argument("--out", help=out_help)
     parser.add_argument("--seed", type=int, default=0, help="random seed")
-    if plots:
-        parser.add_argument("--no-plots", action="store_true", help="write no PNG files")
+    parser.add_argument("--no-plots", action="store_true", help="write no PNG files")
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -217,7 +217,7 @@ def _add_minimax(which) -> None:
         help="comma-separated, of mmSVM, mmBC, mmRBC, SVM, LogReg, Majority, MPM (the "
         "minimax probability machine)",
     )
-    _add_common(mm, "directory for the CSV and JSON files", plots=False)
+    _add_common(mm, "directory for the CSV, JSON and PNG files")
     mm.set_defaults(run=_command("cmd_minimax"))
 
 

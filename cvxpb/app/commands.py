@@ -238,7 +238,7 @@ def _print_comparison(prob, args) -> int:
         print(jsonout.dumps(payload, indent=2))
         return 0
     print(f"{prob!r}\n")
-    print(table)
+    print(table.text("more columns with --json"))
     return 0
 
 
@@ -441,7 +441,7 @@ def cmd_minimax(args) -> int:
         **_kept(args, "minimax"),
     )
     table = experiment.summary(rows)
-    if _save_or_print_json(experiment, rows, table, args):
+    if _save_or_print_json(experiment, rows, table, args, plots=not args.no_plots):
         return 0
     wide = table.pivot(index="dataset", columns="method", values="error %")
     print("test error % (mean over runs; Farnia & Tse (2016), Table 1):")

@@ -93,3 +93,45 @@ def save_dataset_figure(run, path) -> None:
     fig.suptitle(f"{run.name}: m = {run.m}, H = {run.risks.size}")
     fig.savefig(path, dpi=80)
     plt.close(fig)
+
+
+def plot_table(table, rows: str, value: str, spread: str, xlabel: str, title: str, path):
+    """Draw a summary table as dots, with error bars.
+
+    One row per ``rows`` entry, a marker per method at its ``value``, with ``spread`` as
+    an error bar (Farnia & Tse's Table 1 and Kamesawa et al.'s Table 3, as pictures).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        With columns ``rows``, ``"method"``, ``value`` and ``spread``.
+    rows, value, spread : str
+        The columns.
+    xlabel, title : str
+        The axis label and the title.
+    path : path
+        The PNG to write.
+
+    Returns
+    -------
+    path
+        ``path``.
+    """
+    plt = _pyplot()
+    names = list(dict.fromkeys(table[rows]))
+    methods = list(dict.fromkeys(table["method"]))
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(names) * max(1, len(methods) / 3) + 1.8))
+    markers = "osD^vP*X"
+    for k, method in enumerate(methods):
+        part = table[table["method"] == method].set_index(rows).reindex(names)
+        y = np.arange(len(names)) + 0.7 * (k + 1) / (len(methods) + 1) - 0.35
+        errors = part[spread].fillna(0.0).to_numpy()
+        ax.errorbar(part[value], y, xerr=errors, fmt=markers[k % len(markers)], label=method)
+    ax.set_yticks(np.arange(len(names)), names)
+    ax.invert_yaxis()
+    ax.set(xlabel=xlabel, title=title)
+    ax.legend(fontsize="small", loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

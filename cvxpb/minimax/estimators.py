@@ -189,11 +189,12 @@ class _MinimaxBase(BaseEstimator):
             problem, A = minimax_program(
                 Xs, target, loss, norm, eps, groups, group_norm, squared, rho, free_s, classes
             )
-            solve_program(problem, solver)
+            second = ("ECOS", "SCS") if self.solver == "auto" else ()
+            used = solve_program(problem, solver, second)
             B, self.n_iter_ = np.asarray(A.value), problem.solver_stats.num_iters
             B = polish(Xs, B, target, loss, classes, rho, norm, eps, groups, squared, free_s)
             self.status_ = problem.status  # "optimal", or "optimal_inaccurate" (with a warning)
-            self.route_ = f"CVXPY program, {solver}"
+            self.route_ = f"CVXPY program, {used}"
         self.A_ = B if lift is None else lift(B)
         return Xa
 

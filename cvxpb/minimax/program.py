@@ -19,19 +19,28 @@ whose column is free (its moment constraint is then exact).
 
 from __future__ import annotations
 
+import warnings
+
 import cvxpy as cp
 import numpy as np
 
 from cvxpb.engine import conic
 from cvxpb.minimax.entropies import get_entropy
+from cvxpb.warn import warn_user
 
 
 class MinimaxSolverError(RuntimeError):
     """The solver did not return an optimal solution; the message names it and its status."""
 
 
-def solve_program(problem, solver: str):
-    """Solve ``problem`` with ``solver``; anything but an optimal status is an error.
+def solve_program(problem, solver: str, second: tuple = ()) -> str:
+    """Solve ``problem`` with ``solver``, and with ``second`` where it is only inaccurate.
+
+    A solution CVXPY marks inaccurate is handed to each solver of ``second`` in turn, and
+    the first that reaches "optimal" holds the solution; where none does, ``solver``'s
+    inaccurate solution is kept (status "optimal_inaccurate", with one warning that says
+    which solvers tried). CVXPY's own "Solution may be inaccurate" warnings are not let
+    through: the status says it.
 
     Parameters
     ----------
@@ -39,6 +48,13 @@ def solve_program(problem, solver: str):
         The program.
     solver : {"CLARABEL", "ECOS", "SCS"}
         The solver.
+    second : tuple of str, optional
+        The solvers that settle an inaccurate solution.
+
+    Returns
+    -------
+    str
+        The solver whose solution the program holds.
 
     Raises
     ------
@@ -50,9 +66,23 @@ def solve_program(problem, solver: str):
     """
     if solver not in conic.SOLVERS:
         raise ValueError(f"solver must be one of {conic.SOLVERS}, got {solver!r}")
-    outcome = conic.solve_program(problem, (solver,))
-    if not outcome.solved:
-        raise MinimaxSolverError(outcome.message)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Solution may be inaccurate", UserWarning)
+        outcome = conic.solve_program(problem, (solver,))
+        if not outcome.solved:
+            raise MinimaxSolverError(outcome.message)
+        if outcome.status == "optimal" or not second:
+            return outcome.solver
+        settled = conic.solve_program(problem, second, accept_inaccurate=False)
+        if settled.solved:
+            return settled.solver
+        conic.solve_program(problem, (solver,))  # its inaccurate solution back
+    warn_user(
+        f"the minimax program's solution is inaccurate: {solver} returned "
+        f"'optimal_inaccurate' and {', '.join(second)} did not reach 'optimal' "
+        f"({settled.message})"
+    )
+    return solver
 
 
 NORMS = ("l1", "l2", "linf", "group", "l1inf")

@@ -394,6 +394,13 @@ def write(rows, out, posteriors=None, plots=True) -> list:
     return paths
 
 
+def _color(plt, bound):
+    """One colour per bound, the same in every figure: black and tab10's ten, for the
+    eleven bounds."""
+    colors = ("black", *plt.get_cmap("tab10").colors)
+    return colors[(ALL_BOUNDS.index(bound) + 1) % len(colors)]
+
+
 def _plots(table, posteriors, out) -> list:
     import matplotlib
 
@@ -403,7 +410,6 @@ def _plots(table, posteriors, out) -> list:
     names = list(dict.fromkeys(table["dataset"]))
     modes = [m for m in MODES if m in set(table["mode"])]
     size = (11, 0.6 * len(names) + 3.2)
-    colors = ("black", *plt.get_cmap("tab10").colors)  # one per bound, in every panel
     published = beside_published(table).set_index(["dataset", "bound"])["published"]
     fig, axes = plt.subplots(1, len(modes), figsize=size, sharey=True, squeeze=False)
     for ax, mode in zip(axes[0], modes, strict=True):
@@ -413,7 +419,7 @@ def _plots(table, posteriors, out) -> list:
             rows = part[part["bound"] == bound].set_index("dataset").reindex(names)
             y = np.arange(len(names)) + 0.8 * (k + 1) / (len(shown) + 1) - 0.4
             spread = rows["bound sd"].fillna(0.0)  # one run: no spread
-            color = colors[(ALL_BOUNDS.index(bound) + 1) % len(colors)]
+            color = _color(plt, bound)
             ax.errorbar(rows["bound value"], y, xerr=spread, fmt="o", color=color, label=bound)
             ax.plot(rows["test risk"], y, "x", color=color)
             if mode == "oob":
@@ -437,14 +443,19 @@ def _plots(table, posteriors, out) -> list:
     fig, ax = plt.subplots(figsize=(7, 4))
     mode = modes[-1]  # out of bag where it was run, else held out
     shown = [k for k in posteriors if k.startswith(f"{names[0]}/{mode}/")]
-    for key in shown:
+    for k, key in enumerate(shown):
         weights = np.sort(np.asarray(posteriors[key]))[::-1]
-        ax.plot(np.arange(1, weights.size + 1), weights, label=key.split("/")[-1])
+        bound = key.split("/")[-1]
+        style = ("-", "--", ":", "-.")[k % 4]  # with the colour: no two lines alike
+        ax.plot(
+            np.arange(1, weights.size + 1), weights, style, color=_color(plt, bound), label=bound
+        )
     ax.set_yscale("log")
     ax.set_xlabel("tree, by weight")
     ax.set_ylabel("posterior weight")
     where = "out-of-bag" if mode == "oob" else "held-out"
-    ax.set_title(f"{names[0]}, {where}: each bound's posterior over the {TREES} trees")
+    trees = weights.size if shown else TREES
+    ax.set_title(f"{names[0]}, {where}: each bound's posterior over the {trees} trees")
     ax.legend(fontsize=8)
     fig.tight_layout()
     second = out / "majority_vote_posteriors.png"

@@ -286,8 +286,11 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def write(rows: pd.DataFrame, out) -> list:
-    """Write ``minimax_runs.csv``, ``minimax.csv`` (:func:`summary`), ``minimax.json``.
+def write(rows: pd.DataFrame, out, plots: bool = True) -> list:
+    """Write the runs, their summary, a JSON and the figure under ``out``.
+
+    ``minimax_runs.csv``, ``minimax.csv`` (:func:`summary`), ``minimax.json`` and, with
+    ``plots``, ``minimax.png`` (each method's test error with its standard error).
 
     Parameters
     ----------
@@ -295,6 +298,8 @@ def write(rows: pd.DataFrame, out) -> list:
         The runs' rows.
     out : str or path
         The directory.
+    plots : bool, default=True
+        Draw the figure.
 
     Returns
     -------
@@ -311,4 +316,10 @@ def write(rows: pd.DataFrame, out) -> list:
     table.to_csv(paths[1], index=False, float_format="%.4g")
     payload = {"summary": table.to_dict(orient="records"), "runs": rows.to_dict(orient="records")}
     paths[2].write_text(jsonout.dumps(payload, indent=1))
+    if plots:
+        from cvxpb.app.plots import plot_table
+
+        title = "Farnia & Tse (2016), Table 1: test error, mean and standard error"
+        paths.append(plot_table(table, "dataset", "error %", "se %", "test error %", title,
+                                out / "minimax.png"))  # fmt: skip
     return paths

@@ -304,7 +304,8 @@ def write(rows: pd.DataFrame, out, plots: bool = True) -> list:
 
     ``slt_gp_runs.csv`` (every repeat), ``slt_gp.csv`` (:func:`summary`) and, with
     ``plots``, ``slt_gp_time.png`` (accuracy against seconds over the sizes, Figure 1)
-    when there are several sizes and ``slt_gp_rho.png`` (Figure 2) when
+    when there are several sizes, else ``slt_gp.png`` (each method's accuracy per
+    setting, Table 3 as a picture), and ``slt_gp_rho.png`` (Figure 2) when
     ``noisy_latent_gp`` ran at several ``r``.
 
     Parameters
@@ -331,6 +332,13 @@ def write(rows: pd.DataFrame, out, plots: bool = True) -> list:
     table.to_csv(paths[1], index=False, float_format="%.4g")
     if plots and rows["n"].nunique() > 1:
         paths.append(_plot_time(table, out / "slt_gp_time.png"))
+    elif plots:
+        from cvxpb.app.plots import plot_table
+
+        where = table.assign(row=table["setting"] + ", r = " + table["r"].astype(str))
+        title = f"Kamesawa et al., Table 3: test accuracy, mean and sd (n = {rows['n'].iloc[0]})"
+        paths.append(plot_table(where, "row", "accuracy", "accuracy_sd", "test accuracy %",
+                                title, out / "slt_gp.png"))  # fmt: skip
     noisy = table[(table["setting"] == "noisy_latent_gp") & (table["method"] == "SLT-GP")]
     if plots and noisy["r"].nunique() > 1:
         paths.append(_plot_rho(noisy, out / "slt_gp_rho.png"))

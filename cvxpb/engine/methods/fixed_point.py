@@ -305,6 +305,22 @@ def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e
         status=status,
         seconds=seconds,
         iterations=scan.iterations,
-        message=f"Algorithm 1 ({search}): H* = {size}, {status}",
+        message=f"Algorithm 1 ({search}): H* = {size}, {status}" + _stop_reason(scan, size),
         details=details,
+    )
+
+
+def _stop_reason(scan, size) -> str:
+    """Why Algorithm 1 kept ``size`` classifiers, where a larger subset was looked at."""
+    larger = [k for k in scan.solutions if k > size]
+    if not larger:
+        return ""
+    why = (
+        "whose fixed point has a weight that is not positive"
+        if scan.positivity_violated()
+        else "whose bound is not lower"
+    )
+    return (
+        f"; it stopped at H' = {min(larger)}, {why} (a fixed point on a subset is a "
+        "stationary point, not proven the optimum)"
     )
