@@ -225,3 +225,53 @@ def test_a_users_distance_solves_a_bound_problem_as_its_equal_of_ours_does():
     q = np.random.default_rng(1).dirichlet(np.ones(20))
     assert mine.evaluate(q) == pytest.approx(linear.evaluate(q), rel=1e-9)
     assert "half_linear" in mine.explain()
+
+
+class MomentOnPairs(MomentOfOrder):
+    """The moment multiplies over a product: ``M(q x q || p x p) = M(q || p)^2``."""
+
+    def bound_argument(self, term, copies=1):
+        return term if copies == 1 else term**copies
+
+
+def test_the_majority_vote_bounds_take_a_divergence_object():
+    """first_order and tandem said "divergence must be one of ('chi2', 'renyi', 'kl')" to
+    an object. A user's moment of order 3 gives the Renyi bound of order 3, on one
+    posterior and, where it says how it multiplies over pairs, on the tandem; where it
+    does not say, the tandem bound refuses it rather than guess (2 M for M^2 would be
+    too small to hold where M > 2)."""
+    from cvxpb.ensemble import bounds as mv
+
+    rng = np.random.default_rng(0)
+    E = (rng.random((300, 6)) < rng.uniform(0.1, 0.4, 6)).astype(float)
+    q = pb.Posterior(rng.dirichlet(np.ones(6)))
+    for declare in (
+        lambda d, a: mv.first_order(q, E.mean(0), 300, 0.05, divergence=d, alpha=a),
+        lambda d, a: mv.tandem(q, E, delta=0.05, divergence=d, alpha=a),
+    ):
+        ours = pb.Minimize(declare("renyi", 3.0))
+        mine = pb.Minimize(declare(MomentOnPairs(3.0), None))
+        for w in (q.prior, np.full(6, 1 / 6), rng.dirichlet(np.ones(6))):
+            assert mine.value_at(w) == pytest.approx(ours.value_at(w), rel=1e-9)
+        assert mine.solve().bound == pytest.approx(ours.solve().bound, abs=1e-6)
+    with pytest.raises(ValueError, match="does not say how it behaves on a product"):
+        mv.tandem(q, E, delta=0.05, divergence=MomentOfOrder(3.0))
+
+
+def test_the_classifier_takes_a_divergence_object():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import RandomForestClassifier
+
+    from cvxpb.ensemble import MajorityVoteClassifier
+    from cvxpb.pac_bayes.divergences import KLDivergence
+
+    X, y = load_breast_cancer(return_X_y=True)
+    fits = [
+        MajorityVoteClassifier(RandomForestClassifier(n_estimators=8, random_state=0),
+                               bound="tnd", divergence=d, validation="split", random_state=0)
+        .fit(X, y).result_.bound
+        for d in ("kl", KLDivergence())
+    ]  # fmt: skip
+    assert fits[0] == fits[1]
+    with pytest.raises(ValueError, match="divergence must be one of"):
+        MajorityVoteClassifier(divergence=object()).fit(X, y)

@@ -74,8 +74,9 @@ def first_order(q: Posterior, risks, n, delta, distance="kl", divergence="kl", a
         The confidence.
     distance : {"kl", "linear", "sq", "catoni"}, default="kl"
         The distance of :class:`cvxpb.Bound` (the divergence's own list).
-    divergence : {"kl", "chi2", "renyi"}, default="kl"
-        The divergence.
+    divergence : {"kl", "chi2", "renyi"} or Divergence, default="kl"
+        The divergence: a name, or an object (one of ours or a user's subclass of
+        :class:`cvxpb.Divergence`).
     alpha : float, optional
         The Renyi order (``divergence="renyi"``).
 
@@ -113,8 +114,9 @@ def tandem(
         The confidence.
     distance : {"kl", "linear", "sq", "catoni"}, default="kl"
         The distance of :class:`cvxpb.Bound` (the divergence's own list).
-    divergence : {"kl", "chi2", "renyi"}, default="kl"
-        The divergence.
+    divergence : {"kl", "chi2", "renyi"} or Divergence, default="kl"
+        The divergence: a name, or an object (one of ours or a user's subclass of
+        :class:`cvxpb.Divergence`).
     alpha : float, optional
         The Renyi order (``divergence="renyi"``).
     matrix : array_like of shape (H, H), optional
@@ -707,8 +709,9 @@ def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
     :class:`cvxpb.pac_bayes.bounds.Bound` of :class:`cvxpb.BoundProblem`, at the divergence of
     ``q``'s copies (``2 KL``, the chi-squared sum squared, ``2 D_alpha``)."""
     n, delta = check_count(n, "n"), check_delta(delta)
-    check_choice(divergence, "divergence", tuple(DISTANCES_BY_DIVERGENCE))
-    check_distance(distance, divergence)
+    if isinstance(divergence, str):  # the user's words; an object is checked by Bound
+        check_choice(divergence, "divergence", tuple(DISTANCES_BY_DIVERGENCE))
+        check_distance(distance, divergence)
     function = Bound(distance, divergence, n, delta, alpha=alpha)
     term = DivergenceTerm(q, function.measure)
     return ex.pac_bayes(function, risk, function.measure.bound_argument(term, copies))

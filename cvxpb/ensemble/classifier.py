@@ -36,6 +36,7 @@ from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.explain import explain_fit
 from cvxpb.ensemble.pairs import PairErrors
+from cvxpb.pac_bayes.divergences import as_divergence
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_choice, check_delta, check_distribution
 
@@ -149,8 +150,9 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         (2020) C-tandem bound (certified on one sample, where it is quasi-concave),
         ``"split_kl"`` and ``"unexpected_bernstein"`` Wu and Seldin's (2022)
         CCPBSkl and CCPBUB).
-    divergence : {"kl", "chi2", "renyi"}
-        For ``"first_order"`` and ``"tnd"``; the others use KL.
+    divergence : {"kl", "chi2", "renyi"} or Divergence
+        For ``"first_order"`` and ``"tnd"``; the others use KL. A name, or an object
+        (one of ours, or a user's subclass of :class:`cvxpb.Divergence`).
     alpha : float or None
         The Renyi order (``divergence="renyi"``).
     delta : float
@@ -337,7 +339,10 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
     def _check_parameters(self):
         check_choice(self.bound, "bound", BOUNDS)
         check_choice(self.validation, "validation", VALIDATIONS)
-        check_choice(self.divergence, "divergence", ("kl", "chi2", "renyi"))
+        if isinstance(self.divergence, str):
+            check_choice(self.divergence, "divergence", ("kl", "chi2", "renyi"))
+        else:  # an object: one of ours, or a user's Divergence
+            as_divergence(self.divergence, self.alpha)
         check_delta(self.delta)
         self._check_test_size()
         if self.validation == "oob" and isinstance(self.estimator, (list, tuple)):

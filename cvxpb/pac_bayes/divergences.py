@@ -71,6 +71,11 @@ class Divergence:
         Whether the bounds need the distance's constant ``I_phi`` (Theorem 1).
     uses_grid : bool
         Whether the bounds may take a union-bounded grid (the KL bounds).
+    additive : bool
+        Whether the bound's argument adds up over a product posterior,
+        ``D(q x q || p x p) = 2 D(q || p)`` (KL and the Renyi divergences): the tandem
+        bounds then take ``2 D``. False by default: a divergence used on pairs must say
+        how it behaves there (:meth:`bound_argument`), or the tandem bounds refuse it.
     least : float or None
         A value the core is never below, known without solving (0 for KL, Gibbs'
         inequality), or None; the declared engine's box starts there
@@ -84,6 +89,7 @@ class Divergence:
     has_family = False
     uses_constant = False
     uses_grid = False
+    additive = False
     least = None
 
     def least_curvature(self, p) -> float:
@@ -276,10 +282,24 @@ class Divergence:
         Returns
         -------
         cvxpb.engine.declare.expressions.Expression
-            The argument; ``copies * term`` by default (KL and the Renyi divergences
-            add up over a product).
+            The argument: the term itself for ``q``; ``copies * term`` for a product
+            where the divergence is :attr:`additive` (KL and the Renyi divergences).
+
+        Raises
+        ------
+        ValueError
+            For a product, where the divergence does not say how it behaves on one (a
+            guess could make the tandem bounds too small to hold).
         """
-        return term if copies == 1 else copies * term
+        if copies == 1:
+            return term
+        if self.additive:
+            return copies * term
+        raise ValueError(
+            f"the divergence {self.name!r} does not say how it behaves on a product "
+            "posterior q x q, which the tandem bounds need: set additive = True where "
+            "D(q x q || p x p) = 2 D(q || p), or define bound_argument(term, copies)"
+        )
 
     def family(self, risks, prior):
         """Give the family of posteriors that contains every minimizer of ``L + mu D``.
@@ -390,6 +410,7 @@ class KLDivergence(Divergence):
     symbol = "K(q)"
     entropic = True
     has_family = True
+    additive = True
     formulas = {
         KLDistance: (
             "min_{q,r}  r  s.t.  kl(L(q), r) <= (K(q) + ln(2 sqrt(m)/delta))/m  (Seeger)",
@@ -723,6 +744,7 @@ class Renyi(PowerDivergence):
 
     name = "renyi"
     symbol = "S(q)"
+    additive = True
     formulas = {
         Linear: (
             "min_q  L(q) + c S(q)^(1/alpha),  c = (I_lin/delta)^(1/alpha')  "
