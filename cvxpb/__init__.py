@@ -55,9 +55,9 @@ _EXPORTS = {
     "disagreement": "cvxpb.engine.declare",
     "kl_inverse": "cvxpb.engine.declare",
     "kl_inverse_lower": "cvxpb.engine.declare",
-    "c_bound": "cvxpb.engine.declare",
-    "chebyshev_cantelli": "cvxpb.engine.declare",
-    "lambda_bound": "cvxpb.engine.declare",
+    "c_bound": "cvxpb.ensemble.atoms",
+    "chebyshev_cantelli": "cvxpb.ensemble.atoms",
+    "lambda_bound": "cvxpb.ensemble.atoms",
     "sqrt": "cvxpb.engine.declare",
     "log": "cvxpb.engine.declare",
     "exp": "cvxpb.engine.declare",
@@ -124,6 +124,7 @@ if TYPE_CHECKING:
     )
     from cvxpb.engine.problem import BoundProblem
     from cvxpb.engine.result import Certificate, Result
+    from cvxpb.ensemble.atoms import c_bound, chebyshev_cantelli, lambda_bound
     from cvxpb.numerics.constants import bound_constant
     from cvxpb.numerics.kl import kl, kl_inv_lower, kl_inv_upper
     from cvxpb.pac_bayes.bounds import Bound

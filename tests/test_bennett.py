@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cvxpb as pb
-from cvxpb.engine.declare.expressions import pac_bayes_bennett
 from cvxpb.ensemble import bounds as mv
+from cvxpb.ensemble.atoms import pac_bayes_bennett
 from cvxpb.ensemble.classifier import MajorityVoteClassifier
 from cvxpb.ensemble.pairs import PairErrors
 from tests.brute_force import formula_at, formula_of
@@ -290,7 +290,7 @@ def test_the_c_tandem_oracle_is_the_least_chebyshev_cantelli_bound():
     mu < 1/2 of (T - 2 mu L + mu^2) / (1/2 - mu)^2 (scipy's scalar minimizer)."""
     from scipy.optimize import minimize_scalar
 
-    from cvxpb.engine.declare.expressions import c_tandem
+    from cvxpb.ensemble.atoms import c_tandem
 
     rng = np.random.default_rng(16)
     for _ in range(20):

@@ -7,8 +7,8 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 import cvxpb as pb
-from cvxpb.engine.declare.expressions import chebyshev_cantelli
 from cvxpb.ensemble import bounds as mv
+from cvxpb.ensemble.atoms import chebyshev_cantelli
 from cvxpb.numerics.kl import kl_inv_lower, kl_inv_upper
 
 

@@ -10,15 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cvxpb as pb
-from cvxpb.engine.declare.expressions import (
-    kl_inverse,
-    kl_inverse_lower,
-    split_cantelli,
-    split_cantelli_below,
-)
+from cvxpb.engine.declare.expressions import kl_inverse, kl_inverse_lower
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.ensemble import MajorityVoteClassifier
 from cvxpb.ensemble import bounds as mv
+from cvxpb.ensemble.atoms import split_cantelli, split_cantelli_below
 from tests.test_split_kl_bernstein import mp_kl_inverse
 
 

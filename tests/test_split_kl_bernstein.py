@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize, minimize_scalar
 
 import cvxpb as pb
-from cvxpb.engine.declare.expressions import split_cantelli
 from cvxpb.ensemble import bounds as mv
+from cvxpb.ensemble.atoms import split_cantelli
 from cvxpb.ensemble.classifier import MajorityVoteClassifier
 from cvxpb.ensemble.pairs import PairErrors
 from tests.brute_force import formula_at

@@ -18,11 +18,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import cvxpb as pb
-from cvxpb.engine.declare.expressions import ChebyshevCantelli, Constant, kl_inverse
+from cvxpb.engine.declare.expressions import Constant, kl_inverse
 from cvxpb.engine.declare.pareto import Values
 from cvxpb.engine.declare.polytope import Polytope
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.ensemble import bounds as mv
+from cvxpb.ensemble.atoms import ChebyshevCantelli
 from tests.brute_force import formula_of
 from tests.test_declare import _multistart
 
@@ -398,7 +399,7 @@ def test_claimed_quasi_concavity_of_ctd_holds_at_midpoints():
 def test_ctd_is_not_proven_quasi_concave_where_the_tandem_bound_passes_one_half():
     """The atom rises in the tandem risk only where its kl bound is at most 1/2: on a
     box reaching past that the rule proves nothing, and the bound is searched locally."""
-    from cvxpb.engine.declare.expressions import CTandem
+    from cvxpb.ensemble.atoms import CTandem
 
     unclipped = CTandem(0.0, 0.0, 0.0, 0.0).bounding_form(+1)
     kinds = ("affine", "affine", "convex", "concave")
@@ -424,7 +425,7 @@ def test_ctd_atom_is_monotone_in_each_argument_everywhere(point, other):
     """The value rises in the tandem risk, its kl slack and the Gibbs risk's upper
     bound and falls in its lower bound, at any arguments (the caps at 1 included):
     the directions the atom declares, which outward rounding relies on."""
-    from cvxpb.engine.declare.expressions import c_tandem
+    from cvxpb.ensemble.atoms import c_tandem
 
     T, e, L_lo, L_hi = point[0], point[1] * 0.05, point[2] * 0.5, point[3] * 0.6
     base = float(c_tandem(T, e, L_lo, L_hi).evaluate(None, 0))

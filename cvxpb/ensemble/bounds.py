@@ -52,6 +52,7 @@ from cvxpb.engine.declare.terms import (
     pairwise_loss,
     tandem_risk,
 )
+from cvxpb.ensemble import atoms
 from cvxpb.ensemble.pairs import PairErrors
 from cvxpb.numerics.tolerances import EPS
 from cvxpb.pac_bayes import check_distance
@@ -175,7 +176,7 @@ def c_bound(q: Posterior, risks, n, votes=None, delta=0.05, *, matrix=None, n_di
         The declared bound, for :class:`cvxpb.Minimize`.
     """
     upper, lower = _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement)
-    return ex.c_bound(ex.minimum(upper, 0.5), lower)
+    return atoms.c_bound(ex.minimum(upper, 0.5), lower)
 
 
 def disagreement_bound(
@@ -275,7 +276,7 @@ def pac_bound_2(
         )
     n = check_count(n, "n")
     side = (2 * KL(q) + np.log(_up((2 * np.sqrt(n) + n) / delta))) / n
-    return ex.pac_bound_two(joint, disagree, side)
+    return atoms.pac_bound_two(joint, disagree, side)
 
 
 def chebyshev_cantelli_tnd(
@@ -289,7 +290,7 @@ def chebyshev_cantelli_tnd(
     inequality on ``q x q`` (``2 KL``) and ``L`` by the kl inequality on ``q``, each at
     ``delta / 2``; one kl inequality bounds ``L`` from both sides, so every ``mu`` holds
     at once and the bound is the least over ``mu``, in closed form on each side
-    (:func:`cvxpb.engine.declare.expressions.chebyshev_cantelli`). For ``mu >= 0`` the
+    (:func:`cvxpb.ensemble.atoms.chebyshev_cantelli`). For ``mu >= 0`` the
     lower kl bound on ``L`` enters, for ``mu < 0`` the upper one: ``Minimize`` of the
     pair minimizes both and takes the lesser minimum.
 
@@ -323,8 +324,8 @@ def chebyshev_cantelli_tnd(
     slack = _kl_slack(K, n_gibbs, delta)
     L = gibbs_risk(q, risks)
     return (
-        ex.chebyshev_cantelli(tandem_upper, ex.kl_inverse_lower(L, slack), mu_nonnegative=True),
-        ex.chebyshev_cantelli(tandem_upper, ex.kl_inverse(L, slack), mu_nonnegative=False),
+        atoms.chebyshev_cantelli(tandem_upper, ex.kl_inverse_lower(L, slack), mu_nonnegative=True),
+        atoms.chebyshev_cantelli(tandem_upper, ex.kl_inverse(L, slack), mu_nonnegative=False),
     )
 
 
@@ -335,7 +336,7 @@ def c_tandem(q: Posterior, risks, n_gibbs, errors=None, n=None, delta=0.05, *, m
     weighted error, whose second moment is the tandem risk ``T``); Masegosa et al. bound
     the numerator above and the denominator below with the kl inequalities of
     :func:`chebyshev_cantelli_tnd` (each two-sided, at ``delta / 2``)
-    (:func:`cvxpb.engine.declare.expressions.c_tandem`). The tandem risk enters the atom
+    (:func:`cvxpb.ensemble.atoms.c_tandem`). The tandem risk enters the atom
     once, which takes both sides of its inequality and still increases in it; the Gibbs
     risk enters on both sides, so it is declared twice, once for each side (an affine
     term, exact either way). Four terms, quasi-concave: with errors measured on one
@@ -383,7 +384,7 @@ def c_tandem(q: Posterior, risks, n_gibbs, errors=None, n=None, delta=0.05, *, m
     n, K = check_count(n, "n"), KL(q)
     L, L_copy = gibbs_risk(q, risks), GibbsRisk(q, risks, name="gibbs_risk (numerator)")
     gibbs_slack = _kl_slack(K, n_gibbs, delta)
-    return ex.c_tandem(
+    return atoms.c_tandem(
         T,
         _kl_slack(2 * K, n, delta),
         ex.kl_inverse_lower(L_copy, gibbs_slack),
@@ -397,14 +398,14 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None):
     The vote's risk is at most ``E[Z] / (1/2 - mu)^2`` for the ``mu``-shifted tandem
     loss ``Z`` of two voters drawn from ``q`` (:func:`chebyshev_cantelli_tnd`). ``Z``
     takes three values, so ``E[Z]`` is bounded by splitting it into two 0/1 rates
-    (:func:`cvxpb.engine.declare.expressions.split_cantelli`): an upper kl bound on the
+    (:func:`cvxpb.ensemble.atoms.split_cantelli`): an upper kl bound on the
     tandem risk and a lower one on the rate at which exactly one of the two voters errs
     (``mu >= 0``) or neither does (``mu < 0``), all on ``q x q`` (``2 KL``). Neither rate
     depends on ``mu``, so the three kl inequalities, at ``delta / 3`` each, hold for every
     ``mu`` at once and each side is least over its ``mu`` in closed form. On one shared
     sample the side ``mu < 0`` is declared in the tandem and Gibbs risks instead (at
     least one voter errs at rate ``2 L - T``;
-    :func:`cvxpb.engine.declare.expressions.split_cantelli_below`), three convex terms,
+    :func:`cvxpb.ensemble.atoms.split_cantelli_below`), three convex terms,
     so both sides are certified. Any number of classes.
 
     Parameters
@@ -441,12 +442,12 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None):
     tandem = pairs.tandem_term(q)
     tandem_upper = ex.kl_inverse(tandem, slack)
     one = pairwise_loss(q, pairs.one_error(), name="one_error_rate")
-    plus = ex.split_cantelli(tandem_upper, ex.kl_inverse_lower(one, slack), mu_nonnegative=True)
+    plus = atoms.split_cantelli(tandem_upper, ex.kl_inverse_lower(one, slack), mu_nonnegative=True)
     if pairs.shared:  # at least one errs at rate 2 L - T: three convex terms
         gibbs = gibbs_risk(q, np.diag(pairs.own))
-        return plus, ex.split_cantelli_below(tandem, gibbs, slack)
+        return plus, atoms.split_cantelli_below(tandem, gibbs, slack)
     none = pairwise_loss(q, pairs.no_error(), name="no_error_rate")
-    return plus, ex.split_cantelli(
+    return plus, atoms.split_cantelli(
         tandem_upper, ex.kl_inverse_lower(none, slack), mu_nonnegative=False
     )
 
@@ -518,7 +519,7 @@ def chebyshev_cantelli_bennett(q: Posterior, errors, delta=0.05, *, seen=None, m
     ``Z`` (:func:`chebyshev_cantelli_tnd`). ``E[Z]`` is bounded by the PAC-Bayes-Bennett
     inequality on pairs (``2 KL``) with the pairs' empirical variances bounded by
     Tolstikhin and Seldin's (2013) inequality
-    (:func:`cvxpb.engine.declare.expressions.pac_bayes_bennett`). Bennett's lemma bounds
+    (:func:`cvxpb.ensemble.atoms.pac_bayes_bennett`). Bennett's lemma bounds
     ``E[Z] - Z``, so its constant is ``Z``'s range, ``K_mu = max(1 - mu, 1 - 2 mu)``, not
     the loss's top ``(1 - mu)^2`` (smaller for ``mu`` in (0, 1/2)), which the authors' code
     uses. Half of ``delta`` goes to the variance inequalities and half to Bennett's, each
@@ -575,7 +576,7 @@ def chebyshev_cantelli_bennett(q: Posterior, errors, delta=0.05, *, seen=None, m
     declared = []
     for mu in mus:
         spread = max(1 - mu, 1 - 2 * mu)
-        excess = ex.pac_bayes_bennett(
+        excess = atoms.pac_bayes_bennett(
             pairs.shifted_variance(q, mu),
             2 * KL(q),
             n=n,
@@ -679,7 +680,7 @@ def _kl_slack(divergence, n, delta, parts=2):
 def pac_bayes_lambda(q: Posterior, risks, n, delta):
     """Declare twice Thiemann et al.'s (2017) PAC-Bayes-lambda bound at its best lambda.
 
-    A closed form (:func:`cvxpb.engine.declare.expressions.lambda_bound`); the bound holds
+    A closed form (:func:`cvxpb.ensemble.atoms.lambda_bound`); the bound holds
     for all ``lambda`` at once.
 
     Parameters
@@ -700,7 +701,7 @@ def pac_bayes_lambda(q: Posterior, risks, n, delta):
     """
     n, delta = check_count(n, "n"), check_delta(delta)
     complexity = (KL(q) + np.log(2 * np.sqrt(n) / delta)) / n
-    return 2 * ex.lambda_bound(gibbs_risk(q, risks), complexity)
+    return 2 * atoms.lambda_bound(gibbs_risk(q, risks), complexity)
 
 
 def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
