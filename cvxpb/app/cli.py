@@ -14,6 +14,7 @@ from cvxpb import __version__
 from cvxpb.app.datasets import NAMES as DATASET_NAMES
 from cvxpb.app.datasets import PRIVILEGED
 from cvxpb.engine.methods import METHODS
+from cvxpb.ensemble.registry import REGISTRY
 from cvxpb.numerics import CONSTANTS
 from cvxpb.pac_bayes import DISTANCES_BY_DIVERGENCE
 
@@ -292,10 +293,8 @@ def _add_majority_vote(which) -> None:
     mv.add_argument(
         "--bounds",
         default="all",
-        help="comma-separated names of MajorityVoteClassifier's bounds (first_order, tnd, "
-        "cctnd, split_kl, unexpected_bernstein, ccpbb, ctd, lambda, c_bound, pac_bound_2, dis), "
-        "'all', or "
-        "'table' for the six of the committed run",
+        help=f"comma-separated names of MajorityVoteClassifier's bounds ({', '.join(REGISTRY)}), "
+        "'all', or 'table' for the six of the committed run",
     )
     _add_common(mv, "directory for the CSV, JSON and PNG files")
     mv.set_defaults(run=_command("cmd_majority_vote"))

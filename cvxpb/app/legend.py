@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cvxpb.ensemble.registry import REGISTRY
+
 SD = "standard deviation over the runs (blank with one run)"
 
 COLUMNS = {
@@ -77,18 +79,7 @@ COLUMNS = {
 
 METHODS = {
     "uniform": "the vote with all trees alike",
-    "first_order": "twice a kl bound on the Gibbs risk",
-    "tnd": "Masegosa et al.'s (2020) tandem bound",
-    "cctnd": "Wu et al.'s (2021) Chebyshev-Cantelli bound with TND",
-    "split_kl": "Wu and Seldin's (2022) Chebyshev-Cantelli bound with split-kl",
-    "unexpected_bernstein": "Wu and Seldin's (2022) Chebyshev-Cantelli bound with the "
-    "unexpected Bernstein inequality",
-    "ccpbb": "Wu et al.'s (2021) Chebyshev-Cantelli bound with PAC-Bayes-Bennett",
-    "ctd": "Masegosa et al.'s (2020) C-tandem bound",
-    "lambda": "twice Thiemann et al.'s (2017) PAC-Bayes-lambda bound",
-    "c_bound": "Germain et al.'s (2015) C-bound, their PAC-Bound 1",
-    "pac_bound_2": "Germain et al.'s (2015) PAC-Bound 2",
-    "dis": "Masegosa et al.'s (2020) DIS bound 4L - 2d",
+    **{name: entry.description for name, entry in REGISTRY.items()},
     "GPC": "EP GP classification on X",
     "SLT-GP": "Kamesawa et al.'s transfer from X* through soft labels",
     "GPC (reference)": "GPC trained and tested on the privileged X* (not available in "

@@ -20,7 +20,6 @@ Seldin, 2022), ``"ctd"`` (the C-tandem bound of Masegosa et al., 2020), ``"lambd
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 
 import numpy as np
@@ -33,27 +32,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.engine.declare.problem import Minimize
 from cvxpb.engine.declare.terms import Posterior
-from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.explain import explain_fit
-from cvxpb.ensemble.pairs import PairErrors
+from cvxpb.ensemble.registry import REGISTRY, Statistics
 from cvxpb.pac_bayes.divergences import as_divergence
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_choice, check_delta, check_distribution
 
-BOUNDS = (
-    "first_order",
-    "tnd",
-    "cctnd",
-    "split_kl",
-    "unexpected_bernstein",
-    "ccpbb",
-    "ctd",
-    "lambda",
-    "c_bound",
-    "pac_bound_2",
-    "dis",
-)
-BINARY_BOUNDS = ("c_bound", "pac_bound_2", "dis")
+BOUNDS = tuple(REGISTRY)  # the package's bounds, the registry's names at import
 TOL, RTOL = 1e-7, 1e-6  # each minimum's certified gap: at most TOL, and at most RTOL of
 # the bound where that is less (bounds below 0.1)
 VALIDATIONS = ("oob", "split", "prefit")
@@ -149,7 +134,10 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         with the tandem bound and with PAC-Bayes-Bennett, ``"ctd"`` Masegosa et al.'s
         (2020) C-tandem bound (certified on one sample, where it is quasi-concave),
         ``"split_kl"`` and ``"unexpected_bernstein"`` Wu and Seldin's (2022)
-        CCPBSkl and CCPBUB).
+        CCPBSkl and CCPBUB). Any name of :data:`cvxpb.ensemble.registry.REGISTRY`
+        (a bound registered there too), or a callable that takes the fit's
+        :class:`~cvxpb.ensemble.registry.Statistics` and returns a declaration (or a
+        tuple of them, a union bound); its ``__name__`` is its name in ``bounds_``.
     divergence : {"kl", "chi2", "renyi"} or Divergence
         For ``"first_order"`` and ``"tnd"``; the others use KL. A name, or an object
         (one of ours, or a user's subclass of :class:`cvxpb.Divergence`).
@@ -241,7 +229,8 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
                 f"y has one class ({self.classes_[0]!r}): a majority vote needs at least two "
                 "to learn from, and a bound on its risk would say nothing"
             )
-        if self.bound in BINARY_BOUNDS and self.classes_.size > 2:
+        entry = REGISTRY.get(self._bound_name)
+        if entry is not None and entry.binary and self.classes_.size > 2:
             raise ValueError(f"bound={self.bound!r} is a two-class bound; y has more classes")
         X_bound, y_bound, seen = self._fit_voters(X, y)
         stats = _statistics(self._member_votes(X_bound), y_bound, seen)
@@ -252,8 +241,9 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         self.n_bound_ = stats["n"]
         q = Posterior.uniform(len(self.estimators_))
         binary = self.classes_.size <= 2
-        declared = _declarations(q, stats, self.delta, self.divergence, self.alpha, binary)
-        self.result_ = _minimize(declared[self.bound])
+        own = {} if isinstance(self.bound, str) else {self._bound_name: self.bound}
+        declared = _declarations(q, stats, self.delta, self.divergence, self.alpha, binary, own)
+        self.result_ = _minimize(declared[self._bound_name])
         self.posterior_ = self.result_.posterior
         self.declarations_, self._bounds = declared, None
         return self
@@ -274,7 +264,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "posterior_")
         check_choice(bound, "bound", tuple(self.declarations_))
-        if bound == self.bound:
+        if bound == self._bound_name:
             return self.result_
         return _minimize(self.declarations_[bound])
 
@@ -336,8 +326,14 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
                 }
         return self._bounds
 
+    @property
+    def _bound_name(self) -> str:
+        """``bound`` where it is a name; a callable's ``__name__``."""
+        return self.bound if isinstance(self.bound, str) else getattr(self.bound, "__name__", "own")
+
     def _check_parameters(self):
-        check_choice(self.bound, "bound", BOUNDS)
+        if not callable(self.bound):
+            check_choice(self.bound, "bound", tuple(REGISTRY))
         check_choice(self.validation, "validation", VALIDATIONS)
         if isinstance(self.divergence, str):
             check_choice(self.divergence, "divergence", ("kl", "chi2", "renyi"))
@@ -464,19 +460,24 @@ class Declarations(Mapping):
     Parameters
     ----------
     names : sequence of str
-        The bounds.
-    declare : callable
-        Maps a name to its declaration.
+        The bounds: the registry's, and the user's own.
+    statistics : Statistics
+        What they are declared on.
+    own : dict, optional
+        The user's bounds, ``{name: callable}``; the others are the registry's
+        (looked up when declared, so a pickled fit keeps no function of ours).
     """
 
-    def __init__(self, names, declare):
-        self._names, self._declare, self._made = tuple(names), declare, {}
+    def __init__(self, names, statistics, own=None):
+        self._names, self._statistics, self._own = tuple(names), statistics, dict(own or {})
+        self._made = {}
 
     def __getitem__(self, name):
         if name not in self._names:
             raise KeyError(name)
         if name not in self._made:
-            self._made[name] = self._declare(name)
+            make = self._own.get(name) or REGISTRY[name].declare
+            self._made[name] = make(self._statistics)
         return self._made[name]
 
     def __contains__(self, name):
@@ -489,59 +490,11 @@ class Declarations(Mapping):
         return len(self._names)
 
 
-def _declarations(q, stats, delta, divergence, alpha, binary=True):
-    """Every majority-vote bound on these statistics (the two-class ones where ``binary``
-    and the votes have two classes), declared when first read."""
-    names = [b for b in BOUNDS if b not in BINARY_BOUNDS]
-    if binary and len(np.unique(stats["votes"])) <= 2:
-        names += [b for b in BOUNDS if b in BINARY_BOUNDS]
-    how = {"q": q, "stats": stats, "delta": delta, "divergence": divergence, "alpha": alpha}
-    return Declarations(names, functools.partial(_declare, **how, shared={}))
-
-
-def _declare(name, q, stats, delta, divergence, alpha, shared):
-    """The bound ``name`` declared on the statistics; the pairs' counts, which three
-    bounds take, are made once and kept in ``shared``."""
-    risks, n_gibbs, n = stats["risks"], stats["n_gibbs"], stats["n"]
-    rates = {} if stats["all_seen"] else {"matrix": stats["tandem"]}
-    errors = stats["errors"] if stats["all_seen"] else None
-    if name in ("split_kl", "unexpected_bernstein", "ccpbb") and "pairs" not in shared:
-        shared["pairs"] = PairErrors(stats["errors"], stats["seen"])
-    if name == "first_order":
-        return mv.first_order(q, risks, n_gibbs, delta, "kl", divergence, alpha)
-    if name == "tnd":
-        return mv.tandem(q, errors, n, delta, "kl", divergence, alpha, **rates)
-    if name == "cctnd":
-        return mv.chebyshev_cantelli_tnd(q, risks, n_gibbs, errors, n, delta, **rates)
-    if name == "split_kl":
-        return mv.split_kl(q, shared["pairs"], delta)
-    if name == "unexpected_bernstein":
-        return mv.unexpected_bernstein(q, shared["pairs"], delta)
-    if name == "ccpbb":
-        return mv.chebyshev_cantelli_bennett(q, shared["pairs"], delta)
-    if name == "ctd":
-        return mv.c_tandem(q, risks, n_gibbs, errors, n, delta, **rates)
-    if name == "lambda":
-        return mv.pac_bayes_lambda(q, risks, n_gibbs, delta)
-    if name == "pac_bound_2":
-        return _pac_bound_2(q, stats, delta)
-    pairwise = {"votes": stats["votes"]}
-    if not stats["all_seen"]:
-        pairwise = {"matrix": stats["disagreement"], "n_disagreement": n}
-    if name == "c_bound":
-        return mv.c_bound(q, risks, n_gibbs, delta=delta, **pairwise)
-    return mv.disagreement_bound(q, risks, n_gibbs, delta=delta, **pairwise)
-
-
-def _pac_bound_2(q, stats, delta):
-    """PAC-Bound 2 on the pairs' joint errors and disagreements (each pair's two on the
-    same examples)."""
-    if stats["all_seen"]:
-        return mv.pac_bound_2(q, stats["errors"], stats["votes"], delta)
-    return mv.pac_bound_2(
-        q,
-        delta=delta,
-        tandem_matrix=stats["tandem"],
-        disagreement_matrix=stats["disagreement"],
-        n=stats["n"],
-    )
+def _declarations(q, stats, delta, divergence, alpha, binary=True, own=None):
+    """Every registered bound on these statistics (the two-class ones where ``binary``
+    and the votes have two classes), and the user's ``own`` ({name: callable}),
+    declared when first read."""
+    two = binary and len(np.unique(stats["votes"])) <= 2
+    names = [n for n, e in REGISTRY.items() if two or not e.binary]
+    names += [n for n in own or {} if n not in names]
+    return Declarations(names, Statistics(q, stats, delta, divergence, alpha), own)

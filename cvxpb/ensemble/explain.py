@@ -28,7 +28,7 @@ def explain_fit(classifier) -> str:
     """
     result, stats = classifier.result_, classifier.statistics_
     lines = [
-        f"bound {classifier.bound!r}: the majority vote's risk is at most {result.bound:.6g} "
+        f"bound {classifier._bound_name!r}: the majority vote's risk is at most {result.bound:.6g} "
         f"with probability at least {1 - classifier.delta:g} over the sample",
         f"statistics: measured {WHERE[classifier.validation]}; each voter's risk on at least "
         f"{stats['n_gibbs']} of {stats['n_examples']} examples, each pair's rates on at "
