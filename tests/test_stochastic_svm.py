@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from cvxpb import BoundProblem, datasets
@@ -106,3 +107,32 @@ def test_predict_asks_the_light_svms_where_they_could_turn_the_vote(wdbc):
     clf.posterior_ = q
     labels, positive = brute_force_vote(clf, X_test[:1])
     assert positive[0] > 0.5 and np.array_equal(clf.predict(X_test[:1]), labels)
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        ({"divergence": "renyi"}, "needs alpha > 1"),
+        ({"divergence": "chi2", "distance": "catoni"}, "needs divergence='kl'"),
+        ({"divergence": "nope"}, "divergence must be one of"),
+        ({"distance": "l2"}, "distance must be one of"),
+    ],
+)
+def test_the_bounds_words_are_checked_before_any_svm_is_trained(words, message, monkeypatch):
+    from cvxpb.svm import stochastic
+
+    monkeypatch.setattr(stochastic, "fit_family", lambda *a: pytest.fail("SVMs trained"))
+    X, y = make_classification(n_samples=60, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        StochasticSVM(**words).fit(X, y)
+
+
+def test_a_divergence_object_and_a_renyi_order():
+    """It took no alpha (divergence="renyi" could not be fit) and refused no object."""
+    from cvxpb.pac_bayes.divergences import Renyi
+
+    X, y = make_classification(n_samples=120, random_state=0)
+    lambdas = [0.01, 0.1, 1.0]
+    by_name = StochasticSVM(lambdas=lambdas, divergence="renyi", alpha=3.0, random_state=0)
+    by_object = StochasticSVM(lambdas=lambdas, divergence=Renyi(3.0), random_state=0)
+    assert by_name.fit(X, y).bound_ == by_object.fit(X, y).bound_

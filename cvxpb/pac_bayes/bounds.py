@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cvxpb.pac_bayes import DISTANCES_BY_DIVERGENCE
+from cvxpb.pac_bayes import DISTANCES_BY_DIVERGENCE, check_distance
 from cvxpb.pac_bayes.distances import as_distance
 from cvxpb.pac_bayes.divergences import as_divergence
 from cvxpb.validation import real_array
@@ -64,15 +64,8 @@ class Bound:
     """
 
     def __init__(self, distance, divergence, m, delta, constants="exact", grid=None, alpha=None):
-        self.measure = as_divergence(divergence, alpha)  # the divergence object
-        self.metric = as_distance(distance)  # the distance object
-        if not self.measure.accepts(self.metric):
-            every = DISTANCES_BY_DIVERGENCE["kl"]
-            allowed = tuple(name for name in every if self.measure.accepts(as_distance(name)))
-            raise ValueError(
-                f"distance must be one of {allowed} with divergence={self.measure.name!r}, "
-                f"got {self.metric.name!r}"
-            )
+        # the divergence and distance objects
+        self.measure, self.metric = check_bound_choice(distance, divergence, alpha)
         self.distance, self.divergence = self.metric.name, self.measure.name
         self.m, self.delta = m, delta
         self.alpha = self.measure.alpha
@@ -157,3 +150,41 @@ class Bound:
         penalty = div + np.log(self.grid.size / self.delta)
         values = self.metric.grid_values(L, penalty, self.m, self.grid)
         return float(self.grid[int(np.argmin(values))])
+
+
+def check_bound_choice(distance, divergence, alpha=None):
+    """Check a distance and a divergence, as names or objects, before any work.
+
+    Parameters
+    ----------
+    distance : str or Distance
+        The distance.
+    divergence : str or Divergence
+        The divergence.
+    alpha : float, optional
+        The Renyi order.
+
+    Returns
+    -------
+    measure : Divergence
+        The divergence object.
+    metric : Distance
+        The distance object.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument and what is allowed: an unknown name, a Renyi order
+        missing or out of range, or a distance the divergence has no bound with.
+    """
+    measure, metric = as_divergence(divergence, alpha), as_distance(distance)
+    if isinstance(divergence, str) and isinstance(distance, str):
+        check_distance(distance, divergence)  # says which divergence the distance needs
+    if not measure.accepts(metric):
+        every = DISTANCES_BY_DIVERGENCE["kl"]
+        allowed = tuple(name for name in every if measure.accepts(as_distance(name)))
+        raise ValueError(
+            f"distance must be one of {allowed} with divergence={measure.name!r}, "
+            f"got {metric.name!r}"
+        )
+    return measure, metric

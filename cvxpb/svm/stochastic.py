@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.engine.problem import BoundProblem
 from cvxpb.engine.result import Result
+from cvxpb.pac_bayes.bounds import check_bound_choice
 from cvxpb.svm.family import fit_family
 from cvxpb.svm.grid import check_lambdas, lambda_grid
 from cvxpb.threads import one_blas_thread
@@ -31,8 +32,9 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
     ----------
     distance : {"linear", "sq", "kl", "catoni"}, default="sq"
         The distance of the bound.
-    divergence : {"chi2", "renyi", "kl"}, default="chi2"
-        The divergence of the bound.
+    divergence : {"chi2", "renyi", "kl"} or Divergence, default="chi2"
+        The divergence of the bound: a name, or an object (one of ours, or a user's
+        subclass of :class:`cvxpb.Divergence`).
     delta : float in (0, 1), default=0.05
         The confidence.
     lambdas : array_like, optional
@@ -49,6 +51,8 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
         Seeds the splits.
     progress : bool, default=False
         A progress bar over the SVMs.
+    alpha : float, optional
+        The Renyi order, with ``divergence="renyi"``.
 
     Attributes
     ----------
@@ -78,6 +82,7 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
         n_jobs=None,
         random_state=None,
         progress=False,
+        alpha=None,
     ):
         self.distance = distance
         self.divergence = divergence
@@ -88,6 +93,7 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
         self.gamma = gamma
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.alpha = alpha
         self.progress = progress
 
     @one_blas_thread
@@ -109,7 +115,8 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y)
         self.classes_ = binary_classes(y, "StochasticSVM")
         signed = np.where(y == self.classes_[1], 1, -1)
-        check_delta(self.delta)  # before the SVMs are trained
+        check_delta(self.delta)  # before the SVMs are trained, as the bound's words:
+        check_bound_choice(self.distance, self.divergence, self.alpha)
         self.lambdas_ = lambda_grid() if self.lambdas is None else check_lambdas(self.lambdas)
         family = fit_family(
             X,
@@ -121,7 +128,9 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
             self.random_state,
             self.progress,
         )
-        problem = BoundProblem(family.risks, family.m, self.delta, self.distance, self.divergence)
+        problem = BoundProblem(
+            family.risks, family.m, self.delta, self.distance, self.divergence, alpha=self.alpha
+        )
         self.family_, self.risks_, self.gamma_ = family, family.risks, family.gamma
         self.result_ = problem.solve(self.method)
         self.bound_, self.posterior_ = self.result_.bound, self.result_.posterior
