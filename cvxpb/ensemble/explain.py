@@ -12,7 +12,7 @@ WHERE = {
 
 
 def explain_fit(classifier) -> str:
-    """Explain a fitted :class:`cvxpb.ensemble.MajorityVoteClassifier`'s bound.
+    """Explain a fitted :class:`cvxpb.ensemble.classifier.MajorityVoteClassifier`'s bound.
 
     Parameters
     ----------

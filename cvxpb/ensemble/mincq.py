@@ -178,7 +178,8 @@ def solve_mincq(m, M, mu, solver="CLARABEL"):
 class MinCqClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
     """MinCq: the two-class vote whose weights minimize the empirical C-bound at margin ``mu``.
 
-    The voters are fitted and measured as :class:`cvxpb.ensemble.MajorityVoteClassifier` does
+    The voters are fitted and measured as
+    :class:`cvxpb.ensemble.classifier.MajorityVoteClassifier` does
     (``validation="split"`` fits them on one part and runs MinCq on the other;
     ``"prefit"`` takes fitted voters and runs it on all of ``X``). The posterior is chosen
     on the same sample its PAC-Bound 1 is measured on, as Germain et al. report it; the
@@ -188,7 +189,7 @@ class MinCqClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : ensemble, list of classifiers, or None
-        The voters (as for :class:`cvxpb.ensemble.MajorityVoteClassifier`).
+        The voters (as for :class:`cvxpb.ensemble.classifier.MajorityVoteClassifier`).
     mu : float, default=0.05
         The margin's first moment, in ``(0, mean(|m|)]`` (Germain et al. choose it by
         cross-validation).
