@@ -693,16 +693,38 @@ class ParetoSearch:
         # the start's support): a little of the prior puts every voter back in play
         return (1 - WARM_PRIOR) * near + WARM_PRIOR * prior
 
-    def _conic(self, weighted):
-        """The same program by CVXPY (Clarabel by default); the prior if it fails."""
+    def program(self, weighted):
+        """The scalarized program as a CVXPY problem, and its posterior variable.
+
+        ``min sum_t w_t t(q)`` over the simplex, each term oriented (a decreasing term
+        enters negated) and a quadratic form against its curvature by its convex
+        minorant: the program this search solves at those weights (by Newton's method
+        where it can), written for a conic solver. It is DCP.
+
+        Parameters
+        ----------
+        weighted : list of (Term, float)
+            The terms and their weights (at least 0).
+
+        Returns
+        -------
+        problem : cvxpy.Problem
+            The program.
+        q : cvxpy.Variable of shape (H,)
+            The posterior.
+        """
         import cvxpy as cp
 
+        q = cp.Variable(weighted[0][0].posterior.size, nonneg=True)
+        objective = sum(w * self.convex_expr(t, q) for t, w in weighted if w > 0)
+        return cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1]), q
+
+    def _conic(self, weighted):
+        """The same program by CVXPY (Clarabel by default); the prior if it fails."""
         from cvxpb.engine.conic import solve_program
 
         posterior = weighted[0][0].posterior
-        q = cp.Variable(posterior.size, nonneg=True)
-        objective = sum(w * self.convex_expr(t, q) for t, w in weighted if w > 0)
-        problem = cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1])
+        problem, q = self.program(weighted)
         with warnings.catch_warnings():  # an inaccurate solve is only a candidate
             warnings.simplefilter("ignore", UserWarning)
             solve_program(problem, (self.solver,))  # whatever ends, q is only a candidate

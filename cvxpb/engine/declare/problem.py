@@ -88,6 +88,44 @@ class Minimize:
         """The declared formula at ``q``, rounded up (above 1 where it is vacuous)."""
         return float(self.bound.evaluate(Values(q), +1))
 
+    def formulation(self, weights=None):
+        """The convex program the search solves at given weights of the terms.
+
+        ``min sum_t w_t t(q)`` over the simplex, with the terms in the order of
+        :attr:`terms`, each oriented (a term the bound decreases in enters negated) and a
+        quadratic form against its curvature by its convex minorant. With two terms and
+        ``weights=(1, mu)`` it is the Pareto search's program at ``mu``; with more, the
+        vertex and weight searches' at those weights. Newton's method solves it where
+        the terms are quadratic but for one KL; a conic solver solves it as returned.
+
+        Parameters
+        ----------
+        weights : sequence of float, optional
+            One weight (at least 0) per term; 1 for each by default.
+
+        Returns
+        -------
+        cvxpy.Problem
+            The program, DCP; its variable is ``problem.variables()[0]``.
+
+        Examples
+        --------
+        >>> import numpy as np, cvxpb as pb
+        >>> q = pb.Posterior.uniform(3)
+        >>> bound = pb.kl_inverse(pb.gibbs_risk(q, [0.1, 0.2, 0.3]), (pb.KL(q) + 3) / 100)
+        >>> program = pb.Minimize(bound).formulation([1.0, 0.05])
+        >>> program.is_dcp(), round(float(program.solve(solver="CLARABEL")), 4)
+        (True, 0.1478)
+        """
+        weights = np.ones(len(self.terms)) if weights is None else real_array(weights, "weights")
+        if weights.shape != (len(self.terms),) or not np.all(weights >= 0):
+            raise ValueError(
+                f"weights must hold {len(self.terms)} numbers at least 0 (one per term: "
+                f"{', '.join(t.name for t in self.terms)}), got {weights!r}"
+            )
+        search = ParetoSearch(self.bound, self.terms, self.signs)
+        return search.program(list(zip(self.terms, weights.tolist(), strict=True)))[0]
+
     def explain(self) -> str:
         """Explain the declaration: its terms, the composition rule and the method.
 
