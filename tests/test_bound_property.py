@@ -17,18 +17,13 @@ from hypothesis import strategies as st
 
 import cvxpb as pb
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
+from tests.mp_references import mp_kl
 
 mp.mp.dps = 50
 PAIRS = [(d, v) for v, ds in DISTANCES_BY_DIVERGENCE.items() for d in ds]
 ALPHAS = [1.01, 1.3, 2.0, 3.7, 10.0]
 SUMMED_M = [1, 3, 50, 777, 10_000]  # constants by binomial sums: a few, cached
 ANY_M = [*SUMMED_M, 10**6, 2**40]  # closed forms and KL bounds take any m
-
-
-def mp_kl(a, b):
-    left = a * mp.log(a / b) if a > 0 else mp.mpf(0)
-    right = (1 - a) * (mp.log1p(-a) - mp.log1p(-b)) if a < 1 else mp.mpf(0)
-    return left + right
 
 
 def mp_kl_inverse(L, eps):

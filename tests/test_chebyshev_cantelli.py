@@ -10,6 +10,7 @@ import cvxpb as pb
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.atoms import chebyshev_cantelli
 from cvxpb.numerics.kl import kl_inv_lower, kl_inv_upper
+from tests.mp_references import mp_kl
 
 
 def oracle(T, L, mu):
@@ -124,28 +125,19 @@ def test_bad_input_is_named():
         mv.chebyshev_cantelli_tnd(q, [0.1, 0.2, 0.3], 0, np.zeros((5, 3)))
 
 
-def _mp_kl(p, q):
-    import mpmath
-
-    def part(a, b):
-        return mpmath.mpf(0) if a == 0 else a * mpmath.log(a / b)
-
-    return part(p, q) + part(1 - p, 1 - q)
-
-
 def _mp_kl_inverse(p, eps, upper):
     """sup (upper) or inf (lower) of {r : kl(p, r) <= eps}, by 200 bisections in 40 digits."""
     import mpmath
 
     p = min(max(p, mpmath.mpf(0)), mpmath.mpf(1))  # sums of weights may pass 1 by an ulp
     lo, hi = (p, mpmath.mpf(1)) if upper else (mpmath.mpf(0), p)
-    if upper and _mp_kl(p, hi - mpmath.mpf(10) ** -35) <= eps:
+    if upper and mp_kl(p, hi - mpmath.mpf(10) ** -35) <= eps:
         return mpmath.mpf(1)
-    if not upper and (p == 0 or _mp_kl(p, mpmath.mpf(10) ** -35) <= eps):
+    if not upper and (p == 0 or mp_kl(p, mpmath.mpf(10) ** -35) <= eps):
         return mpmath.mpf(0)
     for _ in range(200):
         mid = (lo + hi) / 2
-        inside = _mp_kl(p, mid) <= eps
+        inside = mp_kl(p, mid) <= eps
         lo, hi = (mid, hi) if inside == upper else (lo, mid)
     return lo if upper else hi
 

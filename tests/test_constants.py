@@ -12,6 +12,7 @@ from cvxpb.numerics.constants import (
     moment_supremum,
     squared_constant,
 )
+from tests.mp_references import mp_kl
 
 mp.mp.dps = 40
 
@@ -23,12 +24,6 @@ def mp_moment(m, l, phi, ks=None):
     return mp.fsum(
         mp.binomial(m, k) * l**k * (1 - l) ** (m - k) * phi(mp.mpf(k) / m, l) for k in ks
     )
-
-
-def mp_kl(a, b):
-    left = a * mp.log(a / b) if a > 0 else mp.mpf(0)
-    right = (1 - a) * mp.log((1 - a) / (1 - b)) if a < 1 else mp.mpf(0)
-    return left + right
 
 
 def mp_sup(f, grid):

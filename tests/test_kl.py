@@ -13,15 +13,9 @@ from cvxpb.numerics.kl import (
     kl_inv_upper,
     kl_inv_upper_newton,
 )
+from tests.mp_references import mp_kl
 
 mp.mp.dps = 50
-
-
-def mp_kl(a, b):
-    a, b = mp.mpf(a), mp.mpf(b)
-    left = a * mp.log(a / b) if a > 0 else mp.mpf(0)
-    right = (1 - a) * (mp.log1p(-a) - mp.log1p(-b)) if a < 1 else mp.mpf(0)
-    return left + right
 
 
 def mp_inverse(L, eps, upper=True):

@@ -22,6 +22,7 @@ from cvxpb.ensemble.atoms import split_cantelli
 from cvxpb.ensemble.classifier import MajorityVoteClassifier
 from cvxpb.ensemble.pairs import PairErrors
 from tests.brute_force import formula_at
+from tests.mp_references import mp_kl
 
 
 @pytest.fixture(autouse=True)
@@ -149,16 +150,6 @@ def test_split_atom_is_monotone_as_declared(U, V, step, nonnegative):
 
 
 # --- the declarations at random posteriors, against 40 digits ----------------------------
-
-
-def mp_kl(p, r):
-    p, r = mp.mpf(p), mp.mpf(r)
-    terms = mp.mpf(0)
-    if p > 0:
-        terms += p * mp.log(p / r)
-    if p < 1:
-        terms += (1 - p) * mp.log((1 - p) / (1 - r))
-    return terms
 
 
 def mp_kl_inverse(p, e, upper):
