@@ -275,3 +275,25 @@ def test_the_classifier_takes_a_divergence_object():
     assert fits[0] == fits[1]
     with pytest.raises(ValueError, match="divergence must be one of"):
         MajorityVoteClassifier(divergence=object()).fit(X, y)
+
+
+class MomentWithFormula(MomentOfOrder):
+    """The moment, with the linear bound's formula for explain() to show."""
+
+    symbol = "M(q)"
+
+    def formula(self, distance):
+        return ("min_q  L(q) + c M(q)^(1/alpha)", None) if distance.name == "linear" else None
+
+
+def test_explain_shows_a_users_divergence_by_its_own_expression():
+    """explain() chose the terms it shows by our classes, so a user's divergence with a
+    formula to show was shown as KL (sum q log(q/p)). It now asks the divergence
+    (teaching_terms; by default its core's expression), and the constant line follows
+    uses_constant, not the class."""
+    problem = pb.BoundProblem(RISKS_20, m=400, distance="linear", divergence=MomentWithFormula(3.0))
+    text = problem.explain()
+    assert "rel_entr" not in text and "K(q) = " not in text
+    assert "M(q) (its core)" in text and "I_linear(m=400, 1.5)" in text
+    ours = pb.BoundProblem(RISKS_20, m=400, distance="linear", divergence="renyi", alpha=3.0)
+    assert "I_linear(m=400, 1.5)" in ours.explain()

@@ -7,33 +7,13 @@ problem data CVXPY hands to Clarabel, so the text cannot drift from the code.
 from __future__ import annotations
 
 import cvxpy as cp
-import numpy as np
-
-from cvxpb.pac_bayes.divergences import Chi2, Renyi
 
 
 def _terms(problem, q):
-    """The named CVXPY expressions of the bound's ingredients."""
-    support = problem.prior > 0
-    risks = cp.Constant(problem.risks)
-    terms = {"L(q) = sum_i q_i l_i": risks @ q}
-    divergence = problem.divergence_function
-    if isinstance(divergence, Chi2):
-        weights = np.where(support, 1 / np.sqrt(np.where(support, problem.prior, 1)), 0)
-        terms["sqrt(D(q)) = ||q / sqrt(p)||_2"] = cp.norm(cp.multiply(weights, q), 2)
-        terms["D(q) = sum_i q_i^2 / p_i"] = cp.sum(cp.multiply(weights**2, cp.square(q)))
-    elif isinstance(divergence, Renyi):
-        alpha, on = problem.alpha, problem.prior > 0
-        # S^(1/alpha) = (sum q^alpha p^(1-alpha))^(1/alpha) = ||q p^(-1/alpha')||_alpha: a norm
-        weights = np.where(on, np.where(on, problem.prior, 1.0) ** ((1 - alpha) / alpha), 0.0)
-        terms["S(q)^(1/alpha) = ||q p^(-1/alpha')||_alpha"] = cp.pnorm(
-            cp.multiply(weights, q), alpha
-        )
-        terms["S(q) = sum_i q_i^alpha p_i^(1-alpha)"] = divergence.expr(
-            q, np.where(on, problem.prior, 1.0)
-        )
-    else:
-        terms["K(q) = sum_i q_i log(q_i / p_i)"] = cp.sum(cp.rel_entr(q, problem.prior))
+    """The named CVXPY expressions of the bound's ingredients: the Gibbs risk, and the
+    divergence's own (:meth:`cvxpb.pac_bayes.divergences.Divergence.teaching_terms`)."""
+    terms = {"L(q) = sum_i q_i l_i": cp.Constant(problem.risks) @ q}
+    terms.update(problem.divergence_function.teaching_terms(q, problem.prior))
     return terms
 
 
@@ -83,9 +63,11 @@ def explain(problem) -> str:
     terms = _terms(problem, q)
     program, not_dcp = formula
     lines = [repr(problem), "", "bound: " + program]
-    if isinstance(problem.divergence_function, Chi2):
+    measure = problem.divergence_function
+    if measure.uses_constant:  # Theorem 1's I_phi(m, alpha'), alpha' = alpha / (alpha - 1)
+        order = measure.alpha / (measure.alpha - 1) if measure.alpha else 2
         lines.append(
-            f"  I_{problem.distance}(m={problem.m}, 2) = "
+            f"  I_{problem.distance}(m={problem.m}, {order:g}) = "
             f"{problem.bound_function.constant:.6g} (constants={problem.constants!r})"
         )
     width = max(34, max(len(name) for name in terms) + 1)
@@ -104,15 +86,14 @@ def explain(problem) -> str:
             f"DPP: {'yes' if program.is_dcp(dpp=True) else 'no'}; "
             f"cones: {_cones(program)}"
         )
-    lines += _family_lines(problem, q, terms)
+    if problem.divergence_function.has_family:
+        lines += _family_lines(problem, q, terms)
     return "\n".join(lines)
 
 
 def _family_lines(problem, q, terms):
     """Why method="exact" is global: the family subproblem is DCP."""
-    L, second = list(terms.values())[:2]
-    entropic = problem.divergence_function.entropic
-    divergence = second if entropic else list(terms.values())[2]
+    L, divergence = list(terms.values())[0], list(terms.values())[-1]  # the core last
     subproblem = cp.Problem(cp.Minimize(L + 1.0 * divergence), _simplex(q))
     name = problem.divergence_function.symbol
     return [

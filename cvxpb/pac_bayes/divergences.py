@@ -208,6 +208,27 @@ class Divergence:
         """
         raise NotImplementedError(f"{type(self).__name__} has no CVXPY expression")
 
+    def teaching_terms(self, q, p) -> dict:
+        """Name the divergence's CVXPY expressions as ``explain()`` shows them.
+
+        The first is the one the distance's teaching form takes (its curvature decides
+        the DCP verdict); the last is the core's, which the family's subproblem
+        ``min L + mu core`` takes (one entry may be both).
+
+        Parameters
+        ----------
+        q : cvxpy.Variable of shape (H,)
+            The posterior.
+        p : ndarray of shape (H,)
+            The prior, positive where the posterior may be.
+
+        Returns
+        -------
+        dict
+            ``{name: expression}``; by default the core's expression alone.
+        """
+        return {f"{self.symbol} (its core)": self.expr(q, p)}
+
     def value(self, q, p) -> float:
         """Evaluate the argument the bound's formula takes at ``q``.
 
@@ -468,6 +489,10 @@ class KLDivergence(Divergence):
 
         return cp.sum(cp.rel_entr(q, np.asarray(p, dtype=float)))
 
+    def teaching_terms(self, q, p) -> dict:
+        # KL itself, the exponential cone's.
+        return {"K(q) = sum_i q_i log(q_i / p_i)": self.expr(q, p)}
+
     def linear_min(self, p, g, mu):
         """Minimize ``g @ q + mu KL(q||p)`` over the simplex, in closed form.
 
@@ -719,6 +744,17 @@ class Chi2(PowerDivergence):
 
         return Chi2Family(risks, prior)
 
+    def teaching_terms(self, q, p) -> dict:
+        # sqrt(D) = ||q / sqrt(p)||_2, the second-order cone the linear bound needs, and D.
+        import cvxpy as cp
+
+        p = np.asarray(p, dtype=float)
+        weights = np.where(p > 0, 1 / np.sqrt(np.where(p > 0, p, 1.0)), 0.0)
+        return {
+            "sqrt(D(q)) = ||q / sqrt(p)||_2": cp.norm(cp.multiply(weights, q), 2),
+            "D(q) = sum_i q_i^2 / p_i": cp.sum(cp.multiply(weights**2, cp.square(q))),
+        }
+
 
 class Renyi(PowerDivergence):
     """The Renyi divergence ``D_alpha(Q||P) = log(sum_i q_i^alpha p_i^(1-alpha)) / (alpha-1)``.
@@ -844,6 +880,21 @@ class Renyi(PowerDivergence):
         if self.alpha == 2:
             return Chi2AsRenyi(risks, prior)
         return RenyiFamily(risks, prior, self.alpha)
+
+    def teaching_terms(self, q, p) -> dict:
+        # S^(1/alpha) = (sum q^alpha p^(1-alpha))^(1/alpha) = ||q p^(-1/alpha')||_alpha,
+        # a norm, and the moment S itself.
+        import cvxpy as cp
+
+        p = np.asarray(p, dtype=float)
+        on = p > 0
+        weights = np.where(on, np.where(on, p, 1.0) ** ((1 - self.alpha) / self.alpha), 0.0)
+        return {
+            "S(q)^(1/alpha) = ||q p^(-1/alpha')||_alpha": cp.pnorm(
+                cp.multiply(weights, q), self.alpha
+            ),
+            "S(q) = sum_i q_i^alpha p_i^(1-alpha)": self.expr(q, np.where(on, p, 1.0)),
+        }
 
 
 DIVERGENCES = ("chi2", "kl", "renyi")
