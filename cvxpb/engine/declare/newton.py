@@ -38,6 +38,8 @@ SHRINK = 0.01  # a step divides no q_i by more than 1 / SHRINK
 POLISH = 3  # full steps taken where the objective is flat to its last bits
 TRANSFER_REACH = 700.0  # the log-odds of a mass transfer's step, at most (exp(-700) > 0)
 TRANSFER_BISECTIONS = 80  # halvings of its range [-700, 700]: the log-odds within 1e-21
+TRANSFER_VISIBLE = np.log(1e-8)  # a coordinate is moved to only where it wants this mass
+TRANSFER_GROWTH = np.log(100.0)  # ... and a hundred times what it holds
 
 
 def minimize_quadratic_kl(S, b, mu, prior, start):
@@ -114,15 +116,20 @@ def _newton_step(objective, q, value, slope, d, mu, polish):
 
 
 def _transfer(S, b, mu, prior, q, value, gradient, objective):
-    """``(q, value, 0)`` after moving mass toward the vertex of least gradient (a
+    """``(q, value, 0)`` after moving mass toward the vertex that wants it most (a
     Frank-Wolfe step, with an exact line search), or None where that brings no visible
     decrease. Newton's step moves a coordinate ``q_i`` by about ``q_i g_i / mu``: one
     whose prior weight is 1e-200 and whose voter is the best would take hundreds of
     steps to grow, and the decrement, which scales with ``q_i``, says the point is
     stationary long before; this step moves it at once."""
-    allowed = np.flatnonzero(prior > 0)
-    i = allowed[np.argmin(gradient[allowed])]
-    if not gradient @ q - gradient[i] > 8 * EPS * (np.abs(gradient) @ q + abs(value) + mu):
+    # the log of the mass each coordinate wants, q_i exp((g @ q - g_i) / mu) (the
+    # mirror step): a transfer is worth its line search only where that mass is visible
+    # and far above what the coordinate holds
+    with np.errstate(divide="ignore"):
+        wanted = np.log(q) + (gradient @ q - gradient) / mu
+    wanted[prior == 0] = -np.inf
+    i = int(np.argmax(wanted))
+    if not (wanted[i] > TRANSFER_VISIBLE and wanted[i] - np.log(q[i]) > TRANSFER_GROWTH):
         return None
     Sq, Si = S @ q, S[:, i]
     direction = -q.copy()
