@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -14,7 +15,6 @@ from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, nudge
 from cvxpb.pac_bayes import check_distance
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
-from cvxpb.pac_bayes.divergences import Renyi
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import (
     PRIOR_SUM_TOLERANCE,
@@ -24,6 +24,21 @@ from cvxpb.validation import (
     check_options,
     check_risks,
 )
+
+
+class StandardForm(NamedTuple):
+    """A declaration as the methods derived for one bound take it: ``scale * problem``.
+
+    Parameters
+    ----------
+    scale : float
+        The positive factor of the declared bound (2 for the first-order bound).
+    problem : BoundProblem
+        The bound of one distance and divergence, of the Gibbs risk.
+    """
+
+    scale: float
+    problem: BoundProblem
 
 
 class BoundProblem:
@@ -104,9 +119,42 @@ class BoundProblem:
         return (
             f"BoundProblem(H={self.H}, m={self.m}, delta={self.delta}, "
             f"distance={self.distance!r}, divergence={self.divergence!r}"
-            + (f", alpha={self.alpha:g}" if isinstance(self.divergence_function, Renyi) else "")
+            + (f", alpha={self.alpha:g}" if self._order_is_chosen() else "")
             + f", constants={self.constants!r})"
         )
+
+    def _order_is_chosen(self) -> bool:
+        """Whether the divergence's order is the user's to choose (Renyi's): its term
+        then carries the order in its name."""
+        return self.alpha is not None and self.divergence_function.term_name() != self.divergence
+
+    def standard_form(self) -> StandardForm:
+        """Give the problem as the methods derived for one bound take it: itself.
+
+        Returns
+        -------
+        StandardForm
+            Scale 1 and this problem (:meth:`cvxpb.Minimize.standard_form` gives that
+            of a declaration).
+        """
+        return StandardForm(1.0, self)
+
+    def from_standard_form(self, form: StandardForm, result: Result) -> Result:
+        """Report a method's Result on the standard form as this problem's: as it is.
+
+        Parameters
+        ----------
+        form : StandardForm
+            :meth:`standard_form`.
+        result : Result
+            The method's Result.
+
+        Returns
+        -------
+        Result
+            ``result``, built once.
+        """
+        return result
 
     # -- evaluation --------------------------------------------------------
 

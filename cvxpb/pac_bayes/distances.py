@@ -19,6 +19,7 @@ import numpy as np
 from cvxpb.numerics.constants import bound_constant, log_bound_constant
 from cvxpb.numerics.kl import kl, kl_inv_upper_bracket, kl_inv_upper_newton, kl_unchecked
 from cvxpb.numerics.tolerances import nudge
+from cvxpb.pac_bayes.protocol import DISTANCE_MEMBERS, adopt, offers_protocol
 
 
 class Distance:
@@ -36,11 +37,17 @@ class Distance:
         in ``(L, KL)`` where ``L >= 0`` and ``KL >= 0`` (the declared engine then
         certifies through it on a box, :mod:`cvxpb.engine.declare.pareto`). False unless
         proven.
+    inverse_form : {"sum", "root", "kl"} or None
+        The shape of :meth:`inverse`: ``L + rhs``, ``L + sqrt(rhs)``, or the upper
+        inverse of ``kl(L, .)``; the methods that state the bound as a program of that
+        shape (``cvx``, ``closed_form``, ``ccp``, ``fixed_point``) ask for it. None (by
+        default) for any other.
     """
 
     name = ""
     moment_bound = True
     concave_kl_bound = False
+    inverse_form = None
 
     def phi(self, lhat, l):
         """Evaluate the distance between the empirical risk ``lhat`` and the risk ``l``.
@@ -274,6 +281,7 @@ class Linear(UnionBoundDistance):
     """
 
     name = "linear"
+    inverse_form = "sum"
     concave_kl_bound = True  # the least over the grid of functions affine in (L, K)
 
     def phi(self, lhat, l):
@@ -306,6 +314,7 @@ class Squared(Distance):
     """
 
     name = "sq"
+    inverse_form = "root"
     concave_kl_bound = True  # L plus the square root of a function affine in K
 
     def phi(self, lhat, l):
@@ -326,7 +335,7 @@ class Squared(Distance):
         return nudge(nudge(L, rounding) + root, rounding)
 
     def kl_right_side(self, K, m, delta, rounding: int = 0):
-        return nudge(K + np.log(2 * np.sqrt(m) / delta), rounding) / (2 * m)
+        return _outward(K + np.log(2 * np.sqrt(m) / delta), rounding) / (2 * m)
 
 
 class KLDistance(Distance):
@@ -340,6 +349,7 @@ class KLDistance(Distance):
     """
 
     name = "kl"
+    inverse_form = "kl"
     # kl^{-1}(L, e) is the largest r over a slice of the convex set kl(L, r) <= e, so it
     # is jointly concave in (L, e) (L clipped at 1 only from above), and e is affine in KL
     concave_kl_bound = True
@@ -372,7 +382,7 @@ class KLDistance(Distance):
             return (t <= L) | (kl_unchecked(np.minimum(L, t), t) <= rhs)
 
     def kl_right_side(self, K, m, delta, rounding: int = 0):
-        return nudge(K + np.log(2 * np.sqrt(m) / delta), rounding) / m
+        return _outward(K + np.log(2 * np.sqrt(m) / delta), rounding) / m
 
 
 class Catoni(UnionBoundDistance):
@@ -402,6 +412,11 @@ class Catoni(UnionBoundDistance):
         return -np.expm1(-nudge(exponent, rounding)) / -np.expm1(-grid)
 
 
+def _outward(x, rounding: int):
+    """``x`` rounded outward (:func:`nudge`); as it is, a CVXPY expression say, at 0."""
+    return x if rounding == 0 else nudge(x, rounding)
+
+
 DISTANCES = {"linear": Linear(), "sq": Squared(), "kl": KLDistance(), "catoni": Catoni()}
 
 
@@ -424,6 +439,8 @@ def as_distance(distance) -> Distance:
     ValueError
         For any other word, naming the known ones.
     """
+    if offers_protocol(distance, Distance):  # a user's, not subclassing ours
+        return adopt(distance, Distance, DISTANCE_MEMBERS)
     if isinstance(distance, Distance):
         return distance
     found = DISTANCES.get(distance) if isinstance(distance, str) else None

@@ -35,6 +35,7 @@ from cvxpb.numerics.constants import check_order, conjugate
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, LARGEST, nudge
 from cvxpb.pac_bayes.distances import Catoni, KLDistance, Linear, Squared
+from cvxpb.pac_bayes.protocol import DIVERGENCE_MEMBERS, adopt, offers_protocol
 
 if TYPE_CHECKING:
     import cvxpy as cp
@@ -322,6 +323,64 @@ class Divergence:
             "D(q x q || p x p) = 2 D(q || p), or define bound_argument(term, copies)"
         )
 
+    def transform_is_affine(self) -> bool:
+        """Say whether :meth:`transform` is affine, so that the divergence is convex.
+
+        Returns
+        -------
+        bool
+            True where the class keeps the identity, or says ``affine_transform = True``.
+        """
+        kind = type(self)
+        return kind.transform is Divergence.transform or getattr(kind, "affine_transform", False)
+
+    def cone(self, bound, p):
+        """Write the change of measure as a second-order cone, where it is one.
+
+        Parameters
+        ----------
+        bound : cvxpb.pac_bayes.bounds.Bound
+            The bound (its constant and ``delta``).
+        p : ndarray of shape (H,)
+            The prior, positive.
+
+        Returns
+        -------
+        tuple of (float, ndarray) or None
+            ``(c2, r)`` with :meth:`right_side` at ``q`` equal to
+            ``sqrt(c2 sum_i q_i^2 / r_i) = sqrt(c2) ||q / sqrt(r)||_2``; None by default
+            (the methods built on that cone, ``cvx``, ``closed_form`` and
+            ``fixed_point``, then refuse the divergence).
+        """
+        return None
+
+    def right_side_expr(self, bound, q, p):
+        """Write the change of measure as a convex CVXPY expression of ``q``.
+
+        Parameters
+        ----------
+        bound : cvxpb.pac_bayes.bounds.Bound
+            The bound.
+        q : cvxpy.Expression of shape (H,)
+            The posterior.
+        p : ndarray of shape (H,)
+            The prior, positive.
+
+        Returns
+        -------
+        cvxpy.Expression or None
+            ``rhs(q)``, DCP convex; by default ``sqrt(c2) ||q / sqrt(r)||_2`` from
+            :meth:`cone`, None
+            without one (``method="ccp"`` then refuses the divergence).
+        """
+        cone = self.cone(bound, p)
+        if cone is None:
+            return None
+        import cvxpy as cp
+
+        c2, r = cone
+        return np.sqrt(c2) * cp.norm(cp.multiply(1 / np.sqrt(r), q), 2)
+
     def family(self, risks, prior):
         """Give the family of posteriors that contains every minimizer of ``L + mu D``.
 
@@ -561,6 +620,12 @@ class KLDivergence(Divergence):
     def bound_value(self, bound, L, K, rounding: int = 0):
         return bound.metric.kl_bound(L, K, bound.m, bound.delta, bound.grid, rounding)
 
+    def right_side_expr(self, bound, q, p):
+        # (K + ln(2 sqrt(m)/delta)) / m or / (2m); none for a union bound over a grid
+        if bound.grid is not None or bound.metric.inverse_form not in ("root", "kl"):
+            return None
+        return bound.metric.kl_right_side(self.expr(q, p), bound.m, bound.delta)
+
     def family(self, risks, prior):
         # The Gibbs posteriors ``q ∝ p exp(-beta l)``.
         from cvxpb.pac_bayes.families import GibbsFamily
@@ -732,6 +797,10 @@ class Chi2(PowerDivergence):
     def right_side(self, bound, D, rounding: int = 0):
         # Theorem 1 at alpha = 2: ``sqrt(D I / delta)``.
         return nudge(np.sqrt(nudge(D * bound.constant / bound.delta, rounding)), rounding)
+
+    def cone(self, bound, p):
+        # ``sqrt(D I / delta)`` with ``D = sum q^2 / p``
+        return bound.constant / bound.delta, np.asarray(p, dtype=float)
 
     def bound_argument(self, term, copies: int = 1):
         # ``(chi2 + 1)^copies``: ``sum q^2/p`` multiplies over a product.
@@ -931,6 +1000,8 @@ def as_divergence(divergence, alpha=None) -> Divergence:
     >>> as_divergence("renyi", alpha=3).term_name()
     'renyi_3'
     """
+    if offers_protocol(divergence, Divergence):  # a user's, not subclassing ours
+        divergence = adopt(divergence, Divergence, DIVERGENCE_MEMBERS)
     if isinstance(divergence, Divergence):
         if alpha is not None and alpha != divergence.alpha:
             raise ValueError(f"alpha={alpha!r} does not match the divergence's order")

@@ -825,10 +825,13 @@ class DivergenceTerm(Term):
     divergence = True
 
     def __init__(self, posterior, measure: Divergence):
-        if not isinstance(measure, Divergence):
+        try:
+            measure = as_divergence(measure)  # ours, or a user's object adopted
+        except ValueError as error:
             raise ValueError(
-                f"a divergence term needs a cvxpb Divergence, got {type(measure).__name__}"
-            )
+                "a divergence term needs a cvxpb Divergence or an object with a name and "
+                f"core(q, p, rounding); {error}"
+            ) from None
         super().__init__(posterior, measure.term_name())
         self.measure = measure
         self.floor = measure.least
@@ -859,8 +862,7 @@ class DivergenceTerm(Term):
         return self.measure.transform(core, rounding)
 
     def affine(self) -> bool:
-        kind = type(self.measure)
-        return kind.transform is Divergence.transform or getattr(kind, "affine_transform", False)
+        return self.measure.transform_is_affine()
 
     def gradient(self, q):
         return self.measure.core_gradient(q, self.prior)

@@ -1,81 +1,138 @@
 """Methods of solution, one module each, in one registry.
 
-``METHODS`` maps a name to its ``solve``, in the order :meth:`cvxpb.BoundProblem.compare`
-lists them; :func:`applicable` keeps those whose module ``supports`` a problem (a module
-with no ``supports`` applies to every problem), as CVXPY's solving chain keeps the
-solvers that accept a problem. This is the only list of the methods' names.
+``METHODS`` maps a name to its :class:`~cvxpb.engine.methods.method.Method`, in the
+order :meth:`cvxpb.Minimize.compare` lists them (exact before the general searches);
+:func:`applicable` keeps those that accept a problem by its features, as CVXPY's
+solving chain keeps the solvers that accept a problem. :func:`register_method` adds a
+method written outside the package. This is the only list of the methods' names.
 
-A method's module is imported the first time it is looked up, so ``exact`` runs
-without loading CVXPY (which ``cvx`` and ``ccp`` need, and which takes 0.6 s).
+A method's module is imported the first time it is asked, so ``exact`` runs without
+loading CVXPY (which ``cvx`` and ``ccp`` need, and which takes 0.6 s).
 """
 
 from collections.abc import Mapping
-from importlib import import_module
-from inspect import Parameter, signature
 
-_MODULES = {
-    "exact": "exact",
-    "cvx": "cvx",
-    "closed_form": "closed_form",
-    "ccp": "ccp_bounds",
-    "fixed_point": "fixed_point",
-    "nlp": "nlp",
-    "declared": "declared",
+from cvxpb.engine.methods.method import Method, ModuleMethod
+
+_REGISTERED = {
+    name: ModuleMethod(name, module)
+    for name, module in {
+        "exact": "exact",
+        "cvx": "cvx",
+        "closed_form": "closed_form",
+        "ccp": "ccp_bounds",
+        "fixed_point": "fixed_point",
+        "nlp": "nlp",
+        "declared": "declared",
+    }.items()
 }
 
 
 class _Methods(Mapping):
-    """``name -> solve``, importing each method's module on first use."""
+    """``name -> Method``, our methods first, then the ones registered."""
 
     def __getitem__(self, name):
-        if name not in _MODULES:
-            raise KeyError(name)
-        return _module(name).solve
+        return _REGISTERED[name]
 
     def __iter__(self):
-        return iter(_MODULES)
+        return iter(_REGISTERED)
 
     def __len__(self):
-        return len(_MODULES)
+        return len(_REGISTERED)
 
     def __repr__(self):
-        return f"METHODS{tuple(_MODULES)}"
+        return f"METHODS{tuple(_REGISTERED)}"
 
 
 METHODS = _Methods()
 
 
-def _module(name: str):
-    return import_module(f"cvxpb.engine.methods.{_MODULES[name]}")
-
-
-def applicable(problem) -> list[str]:
-    """List the methods that can solve ``problem``, in registry order.
+def register_method(method: Method) -> Method:
+    """Add a method written outside the package to the registry.
 
     Parameters
     ----------
-    problem : cvxpb.BoundProblem
+    method : Method
+        Its ``name`` must be new; ``refusal`` says which problems it accepts and
+        ``solve`` solves them.
+
+    Returns
+    -------
+    Method
+        ``method``, registered: ``solve(method=name)``, ``methods()`` and ``compare()``
+        of every problem now know it.
+
+    Raises
+    ------
+    ValueError
+        For a name already taken or an object that is not a method.
+    """
+    if not isinstance(method, Method):
+        raise ValueError(
+            f"method must be a cvxpb.engine.methods.Method, got {type(method).__name__}"
+        )
+    if not method.name or method.name in _REGISTERED:
+        raise ValueError(f"method name must be new and not empty; {method.name!r} is taken")
+    _REGISTERED[method.name] = method
+    return method
+
+
+def unregister_method(name: str) -> None:
+    """Take a method added by :func:`register_method` out of the registry.
+
+    Parameters
+    ----------
+    name : str
+        Its name.
+
+    Raises
+    ------
+    ValueError
+        For one of the package's own methods or an unknown name.
+    """
+    if isinstance(_REGISTERED.get(name), ModuleMethod) or name not in _REGISTERED:
+        raise ValueError(f"{name!r} is not a method registered from outside the package")
+    del _REGISTERED[name]
+
+
+def applicable(problem) -> list[str]:
+    """List the methods that accept ``problem``, in registry order.
+
+    Parameters
+    ----------
+    problem : cvxpb.Minimize or cvxpb.BoundProblem
         The problem.
 
     Returns
     -------
     list of str
-        The methods whose module supports it (the others raise a ValueError saying why).
+        The methods whose ``accepts`` is true (the others' ``refusal`` says why not).
     """
-    return [name for name in _MODULES if getattr(_module(name), "supports", _always)(problem)]
+    return [name for name, method in _REGISTERED.items() if method.accepts(problem)]
 
 
-def _always(problem) -> bool:
-    return True
+def refusals(problem) -> dict:
+    """Say why each method that does not accept ``problem`` refuses it.
+
+    Parameters
+    ----------
+    problem : cvxpb.Minimize or cvxpb.BoundProblem
+        The problem.
+
+    Returns
+    -------
+    dict
+        ``{name: one line}`` for the methods that refuse it.
+    """
+    found = {name: method.refusal(problem) for name, method in _REGISTERED.items()}
+    return {name: why for name, why in found.items() if why is not None}
 
 
 def method_options(method: str) -> set | None:
     """Name the keyword options ``method`` takes.
 
-    A module whose ``PASSES_OPTIONS`` is true hands its options to a solver library
-    unchecked (``cvx``: CVXPY passes them to Clarabel, ECOS or SCS); a module's
-    ``further_options()`` adds the options its ``solve`` hands on (``ccp``: the CCP
-    driver's).
+    A method whose options go to a solver library unchecked (``cvx``: CVXPY passes
+    them to Clarabel, ECOS or SCS) gives None; ``ccp`` adds its driver's options.
 
     Parameters
     ----------
@@ -87,11 +144,7 @@ def method_options(method: str) -> set | None:
     set of str or None
         The options; None where they go on unchecked.
     """
-    module = _module(method)
-    if getattr(module, "PASSES_OPTIONS", False):
-        return None
-    further = getattr(module, "further_options", set)
-    return _keywords(module.solve) | further()
+    return _REGISTERED[method].options()
 
 
 def certifies(method: str) -> bool:
@@ -105,9 +158,9 @@ def certifies(method: str) -> bool:
     Returns
     -------
     bool
-        Whether its module's ``CERTIFIES`` is true (``exact``, ``declared``).
+        Its ``certifies`` (``exact``, ``declared``).
     """
-    return getattr(_module(method), "CERTIFIES", False)
+    return _REGISTERED[method].certifies
 
 
 def solver_methods() -> list[str]:
@@ -116,9 +169,9 @@ def solver_methods() -> list[str]:
     Returns
     -------
     list of str
-        The methods whose module has ``solver_options``.
+        The methods that take ``solver=``.
     """
-    return [name for name in _MODULES if hasattr(_module(name), "solver_options")]
+    return [name for name, method in _REGISTERED.items() if method.calls_solver()]
 
 
 def solver_options(method: str, solver, verbose: bool) -> dict:
@@ -143,28 +196,24 @@ def solver_options(method: str, solver, verbose: bool) -> dict:
     ValueError
         If ``method`` calls no solver library and a solver is named.
     """
-    module = _module(method)
-    if not hasattr(module, "solver_options"):
-        if solver is not None:
-            raise ValueError(
-                f"method {method!r} calls no solver library; solver= applies to "
-                f"{', '.join(solver_methods())}"
-            )
-        return {}
-    return module.solver_options(solver, bool(verbose))
-
-
-def _keywords(function) -> set:
-    kinds = (Parameter.POSITIONAL_OR_KEYWORD, Parameter.KEYWORD_ONLY)
-    parameters = signature(function).parameters
-    return {name for name, p in parameters.items() if p.kind in kinds} - {"problem"}
+    found = _REGISTERED[method]
+    if not found.calls_solver() and solver is not None:
+        raise ValueError(
+            f"method {method!r} calls no solver library; solver= applies to "
+            f"{', '.join(solver_methods())}"
+        )
+    return found.solver_options(solver, bool(verbose))
 
 
 __all__ = [
     "METHODS",
+    "Method",
     "applicable",
     "certifies",
     "method_options",
+    "refusals",
+    "register_method",
     "solver_methods",
     "solver_options",
+    "unregister_method",
 ]

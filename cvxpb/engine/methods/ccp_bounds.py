@@ -1,20 +1,21 @@
 """``method="ccp"``: the bounds as difference-of-convex programs for
 :mod:`cvxpb.engine.methods.ccp`.
 
-With ``n(q) = ||q / sqrt(p)||_2 = sqrt(D)`` (chi2) or ``K(q) = KL(q||p)``:
+The divergence gives its change of measure ``rhs(q)`` as a convex CVXPY expression
+(``right_side_expr``): ``c ||q / sqrt(p)||_2``, ``c = sqrt(I/delta)``, for chi2;
+``(K(q) + ln(2 sqrt(m)/delta)) / m`` (kl distance) or ``/ (2m)`` (sq) for KL. The
+distance's ``inverse_form`` picks the program:
 
-* squared distance, chi2: ``L + (D I/delta)^(1/4) = L + b sqrt(s)``, ``s >= n(q)``,
-  ``b = (I/delta)^(1/4)``; the concave ``b sqrt(s)`` is linearized (an SOCP each time).
-  With KL (McAllester): ``L + sqrt(s)``, ``s >= (K + ln(2 sqrt(m)/delta)) / (2m)``.
-* kl distance: the bound is the smallest ``r >= L`` with ``kl(L, r) >= eps(q)``, since
-  ``kl(L, .)`` increases on ``[L, 1]``: ``min r  s.t.  eps(q) - kl(L(q), r) <= 0``,
-  with ``eps = c n(q)`` (chi2, ``c = sqrt(I/delta)``) or ``(K + ln(2 sqrt(m)/delta))/m``.
+* ``"root"`` (squared distance): ``L + sqrt(s)``, ``s >= rhs(q)``; the concave
+  ``sqrt(s)`` is linearized (an SOCP each time for chi2; McAllester's bound for KL).
+* ``"kl"``: the bound is the smallest ``r >= L`` with ``kl(L, r) >= rhs(q)``, since
+  ``kl(L, .)`` increases on ``[L, 1]``: ``min r  s.t.  rhs(q) - kl(L(q), r) <= 0``.
   The concave ``-kl`` is linearized (Sahu & Hemachandra, eq. 67c). (``min r s.t. kl(L, r) <= eps``,
   the other half of the paper's equality, is solved by ``r = L`` and bounds nothing.)
   Its tangent is taken at ``L`` clipped into ``[1e-12, 1 - 1e-12]``: any tangent of a
   concave function over-estimates it, and none is taken where ``d kl / dL`` is
   infinite, so all-zero risks (separable data) need no special case.
-* linear distance, chi2: convex, one iteration.
+* ``"sum"`` (linear distance): ``L + rhs(q)``, convex, one iteration.
 
 Only the classifiers with positive prior mass are variables.
 """
@@ -28,9 +29,8 @@ import cvxpy as cp
 import numpy as np
 
 from cvxpb.engine.methods import ccp
+from cvxpb.engine.methods.method import refuse
 from cvxpb.numerics.kl import kl
-from cvxpb.pac_bayes.distances import KLDistance, Linear, Squared
-from cvxpb.pac_bayes.divergences import Chi2, KLDivergence
 from cvxpb.validation import check_choice
 
 CLIP = 1e-12
@@ -43,8 +43,16 @@ TIGHT = {
 }
 
 
-def supports(problem) -> bool:
-    """Say whether the CCP formulation covers ``problem``.
+HANDLES = "handles the bounds it states as difference-of-convex programs"
+FORMS = ("sum", "root", "kl")  # the distances' inverses the programs are written for
+
+
+def refusal(problem) -> str | None:
+    """Say what ``problem`` lacks for the CCP programs, in one line.
+
+    The programs take the distance's inverse (``inverse_form``: ``L + rhs``,
+    ``L + sqrt(rhs)`` or the kl inverse) and the divergence's change of measure as a
+    convex CVXPY expression (``right_side_expr``).
 
     Parameters
     ----------
@@ -53,48 +61,26 @@ def supports(problem) -> bool:
 
     Returns
     -------
-    bool
-        True for distance sq or kl with divergence chi2 or kl, and linear with chi2.
+    str or None
+        None where the programs state the bound, else what is missing.
     """
-    distance, divergence = problem.distance_function, problem.divergence_function
-    if isinstance(divergence, Chi2):
-        return isinstance(distance, (Linear, Squared, KLDistance))
-    return isinstance(divergence, KLDivergence) and isinstance(distance, (Squared, KLDistance))
-
-
-def _sq_scale(problem) -> float:
-    """``b`` in ``L + b sqrt(s)``: ``(I/delta)^(1/4)`` (chi2) or 1 (KL, McAllester)."""
-    if isinstance(problem.divergence_function, KLDivergence):
-        return 1.0
-    return (problem.bound_function.constant / problem.delta) ** 0.25
-
-
-def check_problem(problem):
-    """Raise unless the method applies to ``problem``.
-
-    Parameters
-    ----------
-    problem : BoundProblem
-        The problem.
-
-    Raises
-    ------
-    ValueError
-        Naming the distance and divergence given and the method that handles them.
-    """
-    if not supports(problem):
-        raise ValueError(
-            'method="ccp" handles distance "sq" or "kl" with divergence "chi2" or "kl", and '
-            f'"linear" with "chi2"; got distance={problem.distance!r}, '
-            f'divergence={problem.divergence!r}: use method="exact"'
+    form = problem.distance_function.inverse_form
+    if form not in FORMS:
+        return f"the distance {problem.distance!r} has inverse_form {form!r}, not one of {FORMS}"
+    if _right_side(problem) is None:
+        return (
+            f"the divergence {problem.divergence!r} gives no convex CVXPY expression of its "
+            f"change of measure with the {problem.distance!r} distance (right_side_expr)"
         )
+    return None
 
 
-def _complexity(problem, q, p):
-    """The convex divergence term: ``n(q)`` (chi2) or ``K(q) + ln(2 sqrt(m)/delta)`` (KL)."""
-    if isinstance(problem.divergence_function, Chi2):
-        return cp.norm(cp.multiply(1 / np.sqrt(p), q), 2)
-    return cp.sum(cp.rel_entr(q, p)) + np.log(2 * np.sqrt(problem.m) / problem.delta)
+def _right_side(problem, q=None):
+    """The divergence's change of measure as a CVXPY expression of ``q`` on the
+    positive-prior classifiers (a fresh variable if None), or None."""
+    p = problem.prior[problem.prior > 0]
+    q = cp.Variable(p.size, nonneg=True) if q is None else q
+    return problem.divergence_function.right_side_expr(problem.bound_function, q, p)
 
 
 def _kl_tangent(q, r, risks):
@@ -113,6 +99,11 @@ def _kl_tangent(q, r, risks):
 
 def formulate(problem):
     """State ``problem``'s bound as a difference-of-convex program.
+
+    With ``rhs(q)`` the divergence's change of measure (``right_side_expr``, convex):
+    ``min L + rhs`` (inverse ``"sum"``, convex), ``min L + sqrt(s)  s.t.  s >= rhs``
+    (``"root"``; the concave ``sqrt(s)`` is linearized) or
+    ``min r  s.t.  rhs - kl(L, r) <= 0`` (``"kl"``; the concave ``-kl`` is linearized).
 
     Parameters
     ----------
@@ -133,23 +124,16 @@ def formulate(problem):
     q = cp.Variable(p.size, nonneg=True, name="q")
     L = risks @ q
     simplex = [cp.sum(q) == 1]
-    term = _complexity(problem, q, p)
-    if isinstance(problem.distance_function, Linear):
-        c = np.sqrt(problem.bound_function.constant / problem.delta)
-        return ccp.DCProblem(ccp.DCFunction(L + c * term), (), simplex), q, None
-    chi2 = isinstance(problem.divergence_function, Chi2)
-    if isinstance(problem.distance_function, Squared):
+    rhs = _right_side(problem, q)
+    form = problem.distance_function.inverse_form
+    if form == "sum":
+        return ccp.DCProblem(ccp.DCFunction(L + rhs), (), simplex), q, None
+    if form == "root":
         s = cp.Variable(nonneg=True, name="s")
-        floor = s >= (term if chi2 else term / (2 * problem.m))
-        objective = ccp.DCFunction(L, ccp.ConcavePart(expr=_sq_scale(problem) * cp.sqrt(s)))
-        return ccp.DCProblem(objective, (), [*simplex, floor]), q, s
+        objective = ccp.DCFunction(L, ccp.ConcavePart(expr=cp.sqrt(s)))
+        return ccp.DCProblem(objective, (), [*simplex, s >= rhs]), q, s
     r = cp.Variable(name="r")
-    eps = (
-        np.sqrt(problem.bound_function.constant / problem.delta) * term
-        if chi2
-        else term / problem.m
-    )
-    constraint = ccp.DCFunction(eps, _kl_tangent(q, r, risks))
+    constraint = ccp.DCFunction(rhs, _kl_tangent(q, r, risks))
     extra = [r >= L, r <= 1]
     return ccp.DCProblem(ccp.DCFunction(r), (constraint,), [*simplex, *extra]), q, r
 
@@ -176,10 +160,9 @@ def start_point(problem, q, other, q0):
     point = {q: q0}
     if other is None:
         return point
-    if isinstance(problem.distance_function, Squared):
+    if problem.distance_function.inverse_form == "root":  # s = rhs = (bound - L)^2
         L, div = problem.terms(_full(problem, q0))
-        rhs = problem.bound_function(L, div) - L
-        point[other] = np.array((rhs / _sq_scale(problem)) ** 2)
+        point[other] = np.array((problem.bound_function(L, div) - L) ** 2)
     else:
         point[other] = np.array(problem.evaluate(_full(problem, q0)))
     return point
@@ -275,7 +258,7 @@ def solve(problem, initial="uniform", n_starts: int = 1, random_state=None, **op
     options.setdefault("solver_options", TIGHT)
     options.setdefault("tol", 1e-10)
     options.setdefault("accept_inaccurate", True)
-    check_problem(problem)
+    refuse(problem, "ccp")
     start = time.perf_counter()
     dc, q, other = formulate(problem)
     first = start_point(problem, q, other, _initial_q(problem, initial))

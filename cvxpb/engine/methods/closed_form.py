@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from cvxpb.engine.methods import cvx
-from cvxpb.engine.methods.cvx import check_linear_chi2
+from cvxpb.engine.methods.method import refuse
 from cvxpb.validation import check_choice
 
 RULES = ("algorithm2", "theorem11")
@@ -52,20 +52,8 @@ def _algorithm2(l, p, c2):
     return _weights(l[: k + 1], p[: k + 1], P[k], mean[k], delta[k]), k + 1
 
 
-def supports(problem) -> bool:
-    """Say whether the closed forms apply.
-
-    Parameters
-    ----------
-    problem : BoundProblem
-        The problem.
-
-    Returns
-    -------
-    bool
-        True for the linear-distance chi2 bound (eq. 8), the one with closed forms.
-    """
-    return cvx.supports(problem)
+HANDLES = "gives Sahu & Hemachandra's closed forms for L(q) + sqrt(c2 sum q_i^2 / r_i)"
+refusal = cvx.refusal  # the SOCP's problems: a linear distance and a cone
 
 
 def solve(problem, rule: str = "algorithm2"):
@@ -85,13 +73,13 @@ def solve(problem, rule: str = "algorithm2"):
         Status ``"optimal"``, or ``"conditions_not_met"`` where Theorem 11's conditions
         (23) and (24) fail.
     """
-    check_linear_chi2(problem, "closed_form")
+    refuse(problem, "closed_form")
     check_choice(rule, "rule", RULES)
     start = time.perf_counter()
     support = np.flatnonzero(problem.prior > 0)
     order = support[np.argsort(problem.risks[support], kind="stable")]
-    l, p = problem.risks[order], problem.prior[order]
-    c2 = problem.bound_function.constant / problem.delta
+    l = problem.risks[order]
+    c2, p = cvx.cone(problem, order)  # chi-squared: I/delta and the prior
     posterior = np.zeros(problem.H)
     if rule == "theorem11":
         P, mean, delta = (v[-1] for v in _subset_terms(l, p, c2))

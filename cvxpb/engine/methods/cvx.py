@@ -15,8 +15,7 @@ import cvxpy as cp
 import numpy as np
 
 from cvxpb.engine.conic import SOLVERS, solve_program
-from cvxpb.pac_bayes.distances import Linear
-from cvxpb.pac_bayes.divergences import Chi2
+from cvxpb.engine.methods.method import refuse
 from cvxpb.validation import check_choice
 
 DPP_MAX = 2000  # classifiers up to which the program keeps its data in Parameters
@@ -73,9 +72,9 @@ def _support(problem):
 
 
 def _data(problem, support):
-    sqrt_prior = np.sqrt(problem.prior[support])
-    c = float(np.sqrt(problem.bound_function.constant / problem.delta))
-    return sqrt_prior, problem.risks[support] * sqrt_prior, c
+    c2, r = cone(problem, support)  # q = sqrt(r) z
+    sqrt_r = np.sqrt(r)
+    return sqrt_r, problem.risks[support] * sqrt_r, float(np.sqrt(c2))
 
 
 def _program(problem, support, cached: bool = True):
@@ -112,8 +111,16 @@ def solver_options(solver, verbose: bool) -> dict:
     return {"verbose": verbose} if solver is None else {"solver": solver, "verbose": verbose}
 
 
-def supports(problem) -> bool:
-    """Say whether ``problem`` is the linear-distance chi2 bound (eq. 8), a convex SOCP.
+HANDLES = "states the bound L(q) + sqrt(c2) ||q / sqrt(r)||_2 as an SOCP"
+
+
+def refusal(problem) -> str | None:
+    """Say what ``problem`` lacks for the SOCP, in one line.
+
+    The program is ``min l @ q + sqrt(c2) ||q / sqrt(r)||_2`` on the simplex: a
+    distance whose inverse is ``L + rhs`` (``inverse_form = "sum"``, the linear
+    distance) and a divergence whose change of measure is that second-order cone
+    (``cone(bound, p)``; chi-squared: Sahu & Hemachandra's eq. 8).
 
     Parameters
     ----------
@@ -122,35 +129,40 @@ def supports(problem) -> bool:
 
     Returns
     -------
-    bool
-        Whether the SOCP states the problem.
+    str or None
+        None where the SOCP states the problem, else what is missing.
     """
-    return isinstance(problem.distance_function, Linear) and isinstance(
-        problem.divergence_function, Chi2
-    )
+    form = problem.distance_function.inverse_form
+    if form != "sum":
+        return (
+            f"the distance {problem.distance!r} has inverse_form {form!r}, not 'sum' (R = L + rhs)"
+        )
+    if cone(problem) is None:
+        return (
+            f"the divergence {problem.divergence!r} states its change of measure as no "
+            "second-order cone (cone(bound, p))"
+        )
+    return None
 
 
-def check_linear_chi2(problem, method: str = "cvx"):
-    """Raise unless ``problem`` is the linear-distance chi2 bound (eq. 8).
+def cone(problem, support=None):
+    """The divergence's cone on the positive-prior classifiers (or on ``support``).
 
     Parameters
     ----------
     problem : BoundProblem
         The problem.
-    method : str, default="cvx"
-        The method named in the message.
+    support : array_like of int, optional
+        The classifiers, all with positive prior; those with positive prior by default.
 
-    Raises
-    ------
-    ValueError
-        Naming the distance and divergence given.
+    Returns
+    -------
+    tuple of (float, ndarray) or None
+        ``(c2, r)``: the change of measure is ``sqrt(c2 sum_i q_i^2 / r_i)``
+        (:meth:`cvxpb.Divergence.cone`; chi-squared: ``c2 = I/delta``, ``r = p``).
     """
-    if not supports(problem):
-        raise ValueError(
-            f'method="{method}" solves distance="linear" with divergence="chi2" (eq. 8); '
-            f"got distance={problem.distance!r}, divergence={problem.divergence!r}: "
-            'use method="exact"'
-        )
+    support = _support(problem) if support is None else support
+    return problem.divergence_function.cone(problem.bound_function, problem.prior[support])
 
 
 def formulation(problem) -> cp.Problem:
@@ -166,7 +178,7 @@ def formulation(problem) -> cp.Problem:
     cvxpy.Problem
         The SOCP (not cached, so the caller may change it).
     """
-    check_linear_chi2(problem)
+    refuse(problem, "cvx")
     return _program(problem, _support(problem), cached=False)[0]
 
 
@@ -237,7 +249,7 @@ def solve(
         The bound re-evaluated from the posterior, rounded outward.
         ``objective`` keeps the solver's value apart.
     """
-    check_linear_chi2(problem)
+    refuse(problem, "cvx")
     check_choice(solver, "solver", SOLVERS)
     check_solver_options(solver, solver_options)
     start = time.perf_counter()

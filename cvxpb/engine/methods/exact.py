@@ -17,6 +17,7 @@ import time
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from cvxpb.engine.methods.method import refuse
 from cvxpb.engine.result import Certificate
 from cvxpb.pac_bayes.families import (
     V_MAX,
@@ -34,8 +35,12 @@ MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, 
 CERTIFIES = True  # a proven lower bound on the minimum: the reference of compare()
 
 
-def supports(problem) -> bool:
-    """Say whether the exact method applies.
+HANDLES = "searches the divergence's family of optimal posteriors"
+FALLBACK = "declared"
+
+
+def refusal(problem) -> str | None:
+    """Say what ``problem`` lacks for the exact method, in one line.
 
     The exact method searches the divergence's one-parameter family; a divergence
     without one (a user's, say) is left to the declared engine.
@@ -47,10 +52,15 @@ def supports(problem) -> bool:
 
     Returns
     -------
-    bool
-        Whether the divergence has a family.
+    str or None
+        None where the divergence offers a family (``has_family``), else why not.
     """
-    return problem.divergence_function.has_family
+    if problem.divergence_function.has_family:
+        return None
+    return (
+        f"the divergence {problem.divergence!r} offers no family of optimal posteriors "
+        "(has_family and family(risks, prior))"
+    )
 
 
 def family_of(problem, support=None):
@@ -357,12 +367,7 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
         The bound re-evaluated from the posterior, rounded outward.
         With a certificate whose parameter is ``"nu"`` or ``"beta"``.
     """
-    if not supports(problem):
-        raise ValueError(
-            f'method="exact" searches the divergence\'s family of posteriors; '
-            f"{type(problem.divergence_function).__name__} has none: use "
-            'method="declared"'
-        )
+    refuse(problem, "exact")
     check_positive(tol, "tol")
     check_count(max_rounds, "max_rounds", 0)
     start = time.perf_counter()

@@ -26,10 +26,10 @@ import time
 
 import numpy as np
 
+from cvxpb.engine.methods import cvx
+from cvxpb.engine.methods.method import refuse
 from cvxpb.numerics.constants import linear_constant
 from cvxpb.numerics.kl import kl_inv_upper_newton
-from cvxpb.pac_bayes.distances import KLDistance, Linear, Squared
-from cvxpb.pac_bayes.divergences import Chi2
 from cvxpb.validation import check_choice, check_count, check_positive
 
 SEARCHES = ("linear", "warm")
@@ -42,26 +42,28 @@ class SubsetMap:
     Parameters
     ----------
     problem : BoundProblem
-        The problem (its distance picks the map).
+        The problem (its distance's ``inverse_form`` picks the map).
     l : ndarray
         The risks, sorted ascending.
     p : ndarray
-        The prior, in the same order.
+        The cone's weights ``r`` in the same order (chi-squared: the prior).
     size : int
         The subset: the ``size`` smallest risks.
+    c2 : float, optional
+        The cone's ``c2`` (chi-squared: ``I/delta``); the problem's by default.
     """
 
-    def __init__(self, problem, l, p, size):
+    def __init__(self, problem, l, p, size, c2=None):
         self.problem, self.l, self.p = problem, l[:size], p[:size]
         self.P = self.p.sum()
         self.pi = self.p / self.P
-        self.c2 = problem.bound_function.constant / problem.delta
+        self.c2 = cvx.cone(problem)[0] if c2 is None else c2
 
     def __call__(self, q):
-        distance = self.problem.distance_function
-        if isinstance(distance, Linear):
+        form = self.problem.distance_function.inverse_form
+        if form == "sum":
             return self._linear()
-        if isinstance(distance, Squared):
+        if form == "root":
             D = np.sum(q * q / self.p)
             k = 2 * D**0.75 / self.c2**0.25
             return self.pi * (1 + k * self.P * (self.pi @ self.l - self.l))
@@ -133,14 +135,15 @@ class _Scan:
     def __init__(self, problem, max_iter, tol):
         support = np.flatnonzero(problem.prior > 0)
         self.order = support[np.argsort(problem.risks[support], kind="stable")]
-        self.l, self.p = problem.risks[self.order], problem.prior[self.order]
+        self.l = problem.risks[self.order]
+        self.c2, self.p = cvx.cone(problem, self.order)  # chi-squared: I/delta, the prior
         self.problem, self.max_iter, self.tol = problem, max_iter, tol
         self.solutions = {}  # size -> (q, status, iterations, theta, bound)
         self.iterations = 0
 
     def solve_size(self, size):
         if size not in self.solutions:
-            F = SubsetMap(self.problem, self.l, self.p, size)
+            F = SubsetMap(self.problem, self.l, self.p, size, self.c2)
             previous = self.solutions.get(size - 1)
             # warm start from the previous subset's solution, pulled towards pi so that
             # every weight is positive (a zero weight can put L at 0, where log L = -inf)
@@ -155,7 +158,8 @@ class _Scan:
     def _bound(self, q):
         l, p = self.l[: q.size], self.p[: q.size]
         L, D = float(q @ l), float(np.sum(q * q / p))
-        return float(self.problem.bound_function(L, D))
+        rhs = np.sqrt(self.c2 * D)  # the change of measure, by the cone
+        return float(self.problem.distance_function.inverse(L, rhs))
 
     def linear(self):
         for size in range(1, self.l.size + 1):
@@ -203,8 +207,15 @@ class _Scan:
         return min(feasible.items(), key=lambda item: item[1][4]) if feasible else None
 
 
-def supports(problem) -> bool:
-    """Say whether the fixed-point equations apply.
+HANDLES = "iterates Sahu & Hemachandra's fixed-point equations (eqs. 12, 15, 49, 63)"
+FORMS = ("sum", "root", "kl")  # the distances' inverses the equations are derived for
+
+
+def refusal(problem) -> str | None:
+    """Say what ``problem`` lacks for the fixed-point equations, in one line.
+
+    They are derived for a change of measure ``sqrt(c2 sum q_i^2 / r_i)`` (the
+    divergence's ``cone``; chi-squared) with the linear, squared or kl distance.
 
     Parameters
     ----------
@@ -213,33 +224,18 @@ def supports(problem) -> bool:
 
     Returns
     -------
-    bool
-        True for the chi2 bounds, whose fixed-point equations Sahu & Hemachandra give.
+    str or None
+        None where the equations apply, else what is missing.
     """
-    return isinstance(problem.divergence_function, Chi2) and isinstance(
-        problem.distance_function, (Linear, Squared, KLDistance)
-    )
-
-
-def check_problem(problem):
-    """Raise unless the method applies to ``problem``.
-
-    Parameters
-    ----------
-    problem : BoundProblem
-        The problem.
-
-    Raises
-    ------
-    ValueError
-        Naming the distance and divergence given and the method that handles them.
-    """
-    if not supports(problem):
-        raise ValueError(
-            'method="fixed_point" needs divergence="chi2" (Sahu & Hemachandra, eqs. 12, 15, '
-            "49, 63) and the linear, sq or kl distance; got "
-            f'{problem.divergence!r} with {problem.distance!r}: use method="exact"'
+    form = problem.distance_function.inverse_form
+    if form not in FORMS:
+        return f"the distance {problem.distance!r} has inverse_form {form!r}, not one of {FORMS}"
+    if cvx.cone(problem) is None:
+        return (
+            f"the divergence {problem.divergence!r} states its change of measure as no "
+            "second-order cone (cone(bound, p))"
         )
+    return None
 
 
 def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e-13):
@@ -266,7 +262,7 @@ def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e
     Result
         The bound re-evaluated from the posterior, rounded outward.
     """
-    check_problem(problem)
+    refuse(problem, "fixed_point")
     check_choice(search, "search", SEARCHES)
     check_count(max_iter, "max_iter")
     check_positive(tol, "tol")

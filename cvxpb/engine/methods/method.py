@@ -1,0 +1,282 @@
+"""What a method of solution is: it accepts a problem by its features, solves it, and
+shows the convex program it solves.
+
+As CVXPY's solvers accept a problem by what it holds (cones, integer variables), a
+:class:`Method` looks at a problem's structure and at the members its concepts offer
+(a family of optimal posteriors, a second-order cone, a CVXPY expression of the change
+of measure), never at their classes: :meth:`Method.refusal` names, in one line, what
+is missing. A problem is a declaration (:class:`cvxpb.Minimize`) or its short form
+(:class:`cvxpb.BoundProblem`); the methods derived for one bound of a Gibbs risk and a
+divergence take its :meth:`~cvxpb.Minimize.standard_form`, the others the declaration.
+
+A method written outside the package subclasses :class:`Method` and is registered with
+:func:`cvxpb.engine.methods.register_method`; it then works through ``solve``,
+``methods`` and ``compare``.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from inspect import Parameter, signature
+
+
+class Method:
+    """A method of solution.
+
+    Attributes
+    ----------
+    name : str
+        The word users pass (``method="exact"``).
+    handles : str
+        What it solves, as a phrase for messages ("searches the divergence's family of
+        optimal posteriors").
+    fallback : str
+        The method a refusal suggests instead.
+    certifies : bool
+        Whether it proves a lower bound on the minimum (the reference of ``compare``).
+    """
+
+    name = ""
+    handles = ""
+    fallback = "declared"
+    certifies = False
+
+    def refusal(self, problem) -> str | None:
+        """Say what ``problem`` lacks for this method, in one line.
+
+        Parameters
+        ----------
+        problem : cvxpb.Minimize or cvxpb.BoundProblem
+            The problem.
+
+        Returns
+        -------
+        str or None
+            None where the method accepts the problem; else the member or the shape
+            that is missing.
+        """
+        return None
+
+    def accepts(self, problem) -> bool:
+        """Say whether this method solves ``problem``.
+
+        Parameters
+        ----------
+        problem : cvxpb.Minimize or cvxpb.BoundProblem
+            The problem.
+
+        Returns
+        -------
+        bool
+            Whether :meth:`refusal` finds nothing missing.
+        """
+        return self.refusal(problem) is None
+
+    def check(self, problem) -> None:
+        """Raise unless this method accepts ``problem``.
+
+        Parameters
+        ----------
+        problem : cvxpb.Minimize or cvxpb.BoundProblem
+            The problem.
+
+        Raises
+        ------
+        ValueError
+            Saying what the method handles, what is missing and what to use instead.
+        """
+        why = self.refusal(problem)
+        if why is not None:
+            raise ValueError(
+                f'method="{self.name}" {self.handles}: {why}; use method="{self.fallback}"'
+            )
+
+    def solve(self, problem, **options):
+        """Solve ``problem``.
+
+        Parameters
+        ----------
+        problem : cvxpb.Minimize or cvxpb.BoundProblem
+            The problem, accepted.
+        **options
+            The method's options.
+
+        Returns
+        -------
+        cvxpb.Result
+            The posterior, its bound rounded outward and what the method proves.
+        """
+        raise NotImplementedError(f"method {self.name!r} does not say how it solves")
+
+    def __call__(self, problem, **options):
+        return self.solve(problem, **options)
+
+    def options(self) -> set | None:
+        """Name the keyword options :meth:`solve` takes (None: any, passed on unchecked).
+
+        Returns
+        -------
+        set of str or None
+            The names.
+        """
+        return _keywords(self.solve)
+
+    def solver_options(self, solver, verbose: bool) -> dict:
+        """Turn ``solver=`` and ``verbose=`` into options of :meth:`solve`.
+
+        Parameters
+        ----------
+        solver : str or None
+            A solver library's solver (None unless :meth:`calls_solver`).
+        verbose : bool
+            Whether the method prints its solver's log.
+
+        Returns
+        -------
+        dict
+            The options; none by default.
+        """
+        return {}
+
+    def calls_solver(self) -> bool:
+        """Say whether the method takes ``solver=`` (it calls a solver library).
+
+        Returns
+        -------
+        bool
+            True where :meth:`solver_options` is the method's own.
+        """
+        return type(self).solver_options is not Method.solver_options
+
+    def formulation(self, problem, **at):
+        """Give the convex program this method solves, as a ``cvxpy.Problem``.
+
+        Parameters
+        ----------
+        problem : cvxpb.Minimize or cvxpb.BoundProblem
+            The problem, accepted.
+        **at
+            Where the program is taken (an iterate, a weight), for the methods that
+            solve a sequence of programs.
+
+        Returns
+        -------
+        cvxpy.Problem
+            The program, DCP.
+
+        Raises
+        ------
+        ValueError
+            For a method that solves no convex program, saying what it does instead.
+        """
+        raise ValueError(f"method {self.name!r} states no convex program")
+
+    def __repr__(self):
+        return f"<method {self.name!r}>"
+
+
+class ModuleMethod(Method):
+    """One of our methods, whose module is imported the first time it is asked.
+
+    The module gives ``solve``, and where it has them ``refusal``, ``HANDLES``,
+    ``FALLBACK``, ``CERTIFIES``, ``solver_options``, ``further_options``,
+    ``PASSES_OPTIONS`` and ``formulation``. Unless its ``TAKES_DECLARATIONS`` is true,
+    the module solves :class:`cvxpb.BoundProblem` alone: a declaration reaches it
+    through its standard form, and its Result is reported as the declaration's.
+
+    Parameters
+    ----------
+    name : str
+        The method's word.
+    module : str
+        The module's name in :mod:`cvxpb.engine.methods`.
+    """
+
+    def __init__(self, name: str, module: str):
+        self.name, self._module_name = name, module
+
+    @property
+    def module(self):
+        """module: the method's module, imported on first use."""
+        return import_module(f"cvxpb.engine.methods.{self._module_name}")
+
+    @property
+    def handles(self) -> str:
+        return getattr(self.module, "HANDLES", "")
+
+    @property
+    def fallback(self) -> str:
+        return getattr(self.module, "FALLBACK", "exact")
+
+    @property
+    def certifies(self) -> bool:
+        return getattr(self.module, "CERTIFIES", False)
+
+    def _declarations(self) -> bool:
+        return getattr(self.module, "TAKES_DECLARATIONS", False)
+
+    def refusal(self, problem):
+        if self._declarations():
+            return self.module.refusal(problem) if hasattr(self.module, "refusal") else None
+        form = problem.standard_form()
+        if form is None:
+            return (
+                "the declaration is not one PAC-Bayes bound of a Gibbs risk and a divergence "
+                "(c * pac_bayes(bound, gibbs_risk(q, risks), D(q)), c > 0)"
+            )
+        own = getattr(self.module, "refusal", None)
+        return own(form.problem) if own is not None else None
+
+    def solve(self, problem, **options):
+        if self._declarations():
+            return self.module.solve(problem, **options)
+        form = problem.standard_form()
+        return problem.from_standard_form(form, self.module.solve(form.problem, **options))
+
+    def options(self):
+        if getattr(self.module, "PASSES_OPTIONS", False):
+            return None
+        further = getattr(self.module, "further_options", set)
+        return _keywords(self.module.solve) | further()
+
+    def solver_options(self, solver, verbose: bool) -> dict:
+        if not hasattr(self.module, "solver_options"):
+            return {}
+        return self.module.solver_options(solver, bool(verbose))
+
+    def calls_solver(self) -> bool:
+        return hasattr(self.module, "solver_options")
+
+    def formulation(self, problem, **at):
+        self.check(problem)
+        if not hasattr(self.module, "formulation"):
+            return Method.formulation(self, problem, **at)
+        if self._declarations():
+            return self.module.formulation(problem, **at)
+        return self.module.formulation(problem.standard_form().problem, **at)
+
+
+def refuse(problem, name: str) -> None:
+    """Raise unless the method ``name`` accepts ``problem`` (each method's first check).
+
+    Parameters
+    ----------
+    problem : cvxpb.BoundProblem or cvxpb.Minimize
+        The problem.
+    name : str
+        The method.
+
+    Raises
+    ------
+    ValueError
+        What :meth:`Method.check` says.
+    """
+    from cvxpb.engine.methods import METHODS
+
+    METHODS[name].check(problem)
+
+
+def _keywords(function) -> set:
+    kinds = (Parameter.POSITIONAL_OR_KEYWORD, Parameter.KEYWORD_ONLY)
+    parameters = signature(function).parameters
+    return {name for name, p in parameters.items() if p.kind in kinds} - {"problem", "self"}

@@ -1,0 +1,399 @@
+"""The members a divergence and a distance offer, stated once, and objects that offer them.
+
+A divergence or distance is any object with the required members of
+:data:`DIVERGENCE_MEMBERS` or :data:`DISTANCE_MEMBERS`; subclassing
+:class:`cvxpb.Divergence` or :class:`cvxpb.pac_bayes.distances.Distance` is one way to
+have the defaults of the optional ones, :func:`adopt` the other: it wraps a user's
+object so that the members it lacks take the base class's defaults and the ones it
+has are its own. Each engine and method asks for the members it needs and, where one
+is missing, says which (:mod:`cvxpb.engine.methods`); the docs' table of members is
+made from these lists, so it names every member the engines use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of a protocol.
+
+    Parameters
+    ----------
+    name : str
+        The attribute's name.
+    call : str
+        How it is called (its arguments), or ``""`` for a plain attribute.
+    what : str
+        What it gives.
+    who : str
+        Which engines and methods ask for it.
+    required : bool
+        Whether every use needs it (no default).
+    """
+
+    name: str
+    call: str
+    what: str
+    who: str
+    required: bool = False
+
+    def written(self) -> str:
+        """Write the member as code.
+
+        Returns
+        -------
+        str
+            ``core(q, p, rounding)``, or the attribute's name.
+        """
+        return f"{self.name}({self.call})" if self.call else self.name
+
+
+_DECLARED = "the declared engine (cvxpb.Minimize)"
+_BOUNDS = "every bound of it (cvxpb.Bound, BoundProblem, the majority-vote bounds)"
+
+DIVERGENCE_MEMBERS = (
+    Member("name", "", "the word users pass and results name it by", "everyone", True),
+    Member(
+        "core",
+        "q, p, rounding",
+        "the convex core at q, rounded outward (rounding=+1 up, -1 down)",
+        "everyone",
+        True,
+    ),
+    Member(
+        "transform",
+        "core, rounding",
+        "the divergence from its core, increasing (identity by default)",
+        _DECLARED,
+    ),
+    Member(
+        "affine_transform",
+        "",
+        "True where an overridden transform is affine (the term is then convex)",
+        _DECLARED,
+    ),
+    Member("core_gradient", "q, p", "the core's gradient", f"{_DECLARED}; nlp"),
+    Member("expr", "q, p", "the core as a convex CVXPY expression", f"{_DECLARED}; ccp"),
+    Member(
+        "linear_min",
+        "p, g, mu",
+        "the minimizer of g @ q + mu core(q) on the simplex and a lower bound on its value",
+        f"{_DECLARED}: certificates by weak duality (else CVXPY and Frank-Wolfe)",
+    ),
+    Member(
+        "least",
+        "",
+        "a value the core is never below (0 for KL), or None",
+        f"{_DECLARED}: its box",
+    ),
+    Member(
+        "least_curvature",
+        "p",
+        "a curvature the core has everywhere on the simplex (0 by default)",
+        f"{_DECLARED}: curvature lent to indefinite forms",
+    ),
+    Member(
+        "largest",
+        "p",
+        "the core's largest value on the simplex",
+        f"{_DECLARED}: its box",
+    ),
+    Member("entropic", "", "True where the core is KL itself", f"{_DECLARED}: Newton's method"),
+    Member(
+        "accepts",
+        "distance",
+        "whether it has a bound with this distance (False by default)",
+        _BOUNDS,
+    ),
+    Member(
+        "right_side",
+        "bound, value, rounding",
+        "the change of measure: rhs in phi(L, R) <= rhs",
+        _BOUNDS,
+    ),
+    Member(
+        "bound_value",
+        "bound, L, value, rounding",
+        "the bound on the true risk (the distance's inverse at right_side by default)",
+        _BOUNDS,
+    ),
+    Member(
+        "value",
+        "q, p",
+        "the argument the bound takes (the transformed core by default)",
+        _BOUNDS,
+    ),
+    Member("rounding_error", "q, p", "a bound on value's rounding error (0)", _BOUNDS),
+    Member("gradient", "q, p", "value's gradient (the core's by default)", "nlp"),
+    Member(
+        "reported",
+        "value",
+        "the divergence by its own definition, from value (value itself)",
+        "results",
+    ),
+    Member("term_name", "", "the term's name in results (name by default)", "results"),
+    Member(
+        "alpha",
+        "",
+        "the order, for divergences of the Renyi family (None)",
+        "the constant I_phi(m, alpha') of Theorem 1",
+    ),
+    Member(
+        "uses_constant",
+        "",
+        "whether its bounds take the distance's constant I_phi (Theorem 1)",
+        _BOUNDS,
+    ),
+    Member("uses_grid", "", "whether its bounds may take a union-bounded grid", _BOUNDS),
+    Member(
+        "concave_bound",
+        "distance",
+        "whether its bound with distance is jointly concave in (L, value) (False)",
+        f"{_DECLARED}: edges checked at their ends",
+    ),
+    Member(
+        "additive",
+        "",
+        "True where the argument doubles on q x q against p x p (KL, Renyi)",
+        "the tandem bounds",
+    ),
+    Member(
+        "bound_argument",
+        "term, copies",
+        "the argument of q (copies=1) or q x q (copies=2) as a declared expression",
+        "the tandem bounds",
+    ),
+    Member(
+        "has_family",
+        "",
+        "True where family gives the posteriors that hold every optimum",
+        "exact",
+    ),
+    Member(
+        "family",
+        "risks, prior",
+        "that one-parameter family (cvxpb.pac_bayes.families)",
+        "exact",
+    ),
+    Member(
+        "cone",
+        "bound, p",
+        "(c2, r) where the change of measure is sqrt(c2 sum q_i^2 / r_i), a second-order cone",
+        "cvx, closed_form, fixed_point",
+    ),
+    Member(
+        "right_side_expr",
+        "bound, q, p",
+        "the change of measure as a convex CVXPY expression of q, or None",
+        "ccp",
+    ),
+    Member("symbol", "", "how explain() writes its argument", "explain"),
+    Member(
+        "teaching_terms",
+        "q, p",
+        "the CVXPY expressions explain() shows",
+        "explain",
+    ),
+    Member(
+        "formula",
+        "distance",
+        "the bound with distance as a program, and why it is not DCP, for explain()",
+        "explain",
+    ),
+)
+
+DISTANCE_MEMBERS = (
+    Member("name", "", "the word users pass", "everyone", True),
+    Member(
+        "inverse",
+        "L, rhs, rounding",
+        "the largest R with phi(L, R) <= rhs, rounded outward",
+        "every bound",
+        True,
+    ),
+    Member("phi", "lhat, l", "the distance itself", "nlp and the tests"),
+    Member("expr", "lhat, l", "the distance as a CVXPY expression", "explain"),
+    Member(
+        "inverse_form",
+        "",
+        '"sum" (R = L + rhs), "root" (R = L + sqrt(rhs)), "kl" (the kl inverse) or None',
+        "cvx, closed_form, ccp, fixed_point: the program's shape",
+    ),
+    Member(
+        "at_least",
+        "bound, L, div, threshold",
+        "whether the bound reaches threshold (by evaluating it by default)",
+        "exact: pruning",
+    ),
+    Member(
+        "moment_bound",
+        "",
+        "whether Theorem 1 applies (the distance has a constant I_phi)",
+        "the chi-squared and Renyi bounds",
+    ),
+    Member(
+        "log_constant",
+        "m, constants, alpha",
+        "log I_phi(m, alpha'), rounded up",
+        "the chi-squared and Renyi bounds",
+    ),
+    Member("constant", "m, constants, alpha", "I_phi(m, alpha')", "the chi-squared bounds"),
+    Member(
+        "kl_right_side",
+        "K, m, delta, rounding",
+        "rhs of the KL bound",
+        "the KL bounds",
+    ),
+    Member(
+        "kl_bound",
+        "L, K, m, delta, grid, rounding",
+        "the KL bound (the inverse at kl_right_side by default)",
+        "the KL bounds",
+    ),
+    Member(
+        "default_grid",
+        "m",
+        "the free parameter's grid of the KL bound, or None",
+        "the KL bounds",
+    ),
+    Member(
+        "concave_kl_bound",
+        "",
+        "whether the KL bound is jointly concave in (L, KL)",
+        f"{_DECLARED}: edges checked at their ends",
+    ),
+    Member("teaching_form", "L, second, r", "the bound as explain() writes it", "explain"),
+)
+
+
+def missing(user, members) -> list[str]:
+    """Name the required members ``user`` lacks.
+
+    Parameters
+    ----------
+    user : object
+        A divergence or distance.
+    members : tuple of Member
+        The protocol.
+
+    Returns
+    -------
+    list of str
+        The missing required members, as code.
+    """
+    return [m.written() for m in members if m.required and not hasattr(user, m.name)]
+
+
+def offers_protocol(user, base: type) -> bool:
+    """Say whether ``user`` is meant as an object of ``base``'s kind without being one.
+
+    Parameters
+    ----------
+    user : object
+        What the user passed.
+    base : type
+        The protocol's base class.
+
+    Returns
+    -------
+    bool
+        True for an object that is neither a word nor a ``base`` but has a ``name``
+        (a misspelt word or a number is left to the caller's message).
+    """
+    return not isinstance(user, (str, base)) and hasattr(user, "name")
+
+
+_ADOPTERS: dict = {}
+
+
+def adopt(user, base: type, members):
+    """Wrap ``user`` so that it offers the protocol of ``base``.
+
+    The members of ``members`` that ``user`` has are its own; the others are
+    ``base``'s defaults (which may call the user's: ``value`` transforms the user's
+    ``core``).
+
+    Parameters
+    ----------
+    user : object
+        A divergence or distance that does not subclass ``base``.
+    base : type
+        :class:`cvxpb.Divergence` or :class:`cvxpb.pac_bayes.distances.Distance`.
+    members : tuple of Member
+        The protocol.
+
+    Returns
+    -------
+    base
+        The wrapped object; ``unwrapped`` is ``user``.
+
+    Raises
+    ------
+    ValueError
+        Naming the required members ``user`` lacks.
+    """
+    lacking = missing(user, members)
+    if lacking:
+        raise ValueError(
+            f"a {base.__name__.lower()} needs {', '.join(lacking)}; "
+            f"{type(user).__name__} has no {lacking[0]}"
+        )
+    key = (base, tuple(m.name for m in members))
+    if key not in _ADOPTERS:
+        _ADOPTERS[key] = _adopter(base, frozenset(m.name for m in members))
+    return _ADOPTERS[key](user)
+
+
+def _adopter(base: type, names: frozenset) -> type:
+    """A subclass of ``base`` whose protocol members come from a wrapped object."""
+
+    def __init__(self, user):
+        object.__setattr__(self, "unwrapped", user)
+
+    def __getattribute__(self, name):
+        if name in names:
+            user = object.__getattribute__(self, "unwrapped")
+            if hasattr(user, name):
+                return getattr(user, name)
+        return object.__getattribute__(self, name)
+
+    def __repr__(self):
+        return repr(object.__getattribute__(self, "unwrapped"))
+
+    def transform_is_affine(self):
+        user = object.__getattribute__(self, "unwrapped")
+        return not hasattr(user, "transform") or bool(getattr(user, "affine_transform", False))
+
+    body = {
+        "__init__": __init__,
+        "__getattribute__": __getattribute__,
+        "__repr__": __repr__,
+        "transform_is_affine": transform_is_affine,
+        "__doc__": f"A user's object offering the protocol of {base.__name__}.",
+    }
+    return type(f"Adopted{base.__name__}", (base,), body)
+
+
+def table(members) -> str:
+    """Write ``members`` as a reStructuredText list-table, for the docs.
+
+    Parameters
+    ----------
+    members : tuple of Member
+        The protocol.
+
+    Returns
+    -------
+    str
+        The table: member, required or not, what it gives, who asks for it.
+    """
+    lines = [".. list-table::", "   :header-rows: 1", ""]
+    rows = [("member", "required", "what it gives", "who asks for it")]
+    for m in members:
+        rows.append((f"``{m.written()}``", "yes" if m.required else "", m.what, m.who))
+    for row in rows:
+        lines.append(f"   * - {row[0]}")
+        lines.extend(f"     - {cell}" for cell in row[1:])
+    return "\n".join(lines) + "\n"
