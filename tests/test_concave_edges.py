@@ -122,7 +122,7 @@ def test_a_first_order_bound_certified_by_its_edges_ends_matches_the_exact_metho
     with ``method="exact"`` on the same risks: its lower bound is below the exact
     method's upper bound, its bound above the exact method's lower bound."""
     risks, bound = _first_order(H=60, seed=3, distance=distance)
-    res = pb.Minimize(bound).solve(tol=1e-9)
+    res = pb.Minimize(bound).solve("declared", tol=1e-9)
     exact = pb.BoundProblem(risks, 400, 0.05, distance, "kl").solve(method="exact", tol=1e-10)
     assert res.status == "optimal"
     assert res.certificate.lower_bound / 2 <= exact.bound
@@ -194,7 +194,7 @@ def test_first_order_bounds_at_the_edges_stay_valid(distance, risks, n):
     random posteriors' values, and the bound is at most their least."""
     H = len(risks)
     problem = pb.Minimize(mv.first_order(pb.Posterior.uniform(H), risks, n, 0.05, distance))
-    res = problem.solve()
+    res = problem.solve("declared")
     draws = np.random.default_rng(0).dirichlet(np.full(H, 0.3), 300) if H > 1 else [[1.0]]
     least = min(problem.value_at(np.asarray(x)) for x in draws)
     assert res.certificate.lower_bound <= min(res.bound, least)

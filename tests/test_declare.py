@@ -50,7 +50,8 @@ def test_first_order_bounds_match_the_exact_method(distance, divergence, seed):
     risks, prior = rng.uniform(0.05, 0.45, H), rng.dirichlet(np.ones(H))
     alpha = 1.5 if divergence == "renyi" else None
     q = pb.Posterior(prior)
-    ours = pb.Minimize(mv.first_order(q, risks, m, 0.05, distance, divergence, alpha)).solve()
+    ours = pb.Minimize(mv.first_order(q, risks, m, 0.05, distance, divergence, alpha))
+    ours = ours.solve("declared")
     exact = pb.BoundProblem(risks, m, 0.05, distance, divergence, prior=prior, alpha=alpha)
     exact = exact.solve()
     assert ours.status == "optimal"
@@ -592,7 +593,7 @@ def test_pac_bayes_lambda_is_the_kl_bound_relaxed_at_its_best_lambda(seed):
     n, risks = E.shape[0], E.mean(axis=0)
     q = pb.Posterior.uniform(E.shape[1])
     res = pb.Minimize(mv.pac_bayes_lambda(q, risks, n, 0.05)).solve()
-    first = pb.Minimize(mv.first_order(q, risks, n, 0.05)).solve()
+    first = pb.Minimize(mv.first_order(q, risks, n, 0.05)).solve("declared")
     w = res.posterior
     L, e = risks @ w, (pb.KL(q).value(w) + np.log(2 * np.sqrt(n) / 0.05)) / n
     best = minimize_scalar(

@@ -181,7 +181,9 @@ def test_a_bound_of_several_parts_is_certified_by_all_of_them(monkeypatch):
         return solve(self, *args, **kwargs)
 
     monkeypatch.setattr(pb.Minimize, "solve", spy)
-    alone = {name: solve(pb.Minimize(d)) for name, d in (("first", first), ("tnd", tnd))}
+    alone = {
+        name: solve(pb.Minimize(d), "declared") for name, d in (("first", first), ("tnd", tnd))
+    }
     assert alone["first"].bound < alone["tnd"].bound
     result = _minimize((first, tnd))
     assert sorted(calls) == [(False, False), (True, False), (True, True)]

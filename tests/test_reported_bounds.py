@@ -4,7 +4,7 @@ for free."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import cvxpb as pb
@@ -63,6 +63,7 @@ def test_a_vacuous_minimum_is_reported_as_one_with_the_formula_kept():
 
 
 @settings(max_examples=25, deadline=None)
+@example(seed=31, H=3, n=1000, which="lambda")  # the search's value was an ulp off value_at
 @given(
     seed=st.integers(0, 2**32 - 1),
     H=st.integers(1, 6),

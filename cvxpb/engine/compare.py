@@ -1,4 +1,4 @@
-"""``BoundProblem.compare``: every method of solution side by side, against a certified optimum."""
+"""``compare()``: every method of solution side by side, against a certified optimum."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _reached(problem, res, exact) -> str:
         return "no posterior"
     if res.bound - exact.bound <= REACHED_RTOL * max(exact.bound, 1e-12):
         return "the optimum"
-    if problem.kkt_residual(res.posterior) <= REACHED_RTOL:
+    if problem.kkt_residual(res.posterior) <= REACHED_RTOL:  # NaN where not defined
         return "a stationary point above it"
     return "a point above it"
 
@@ -108,7 +108,7 @@ def compare(problem, methods=None, options: dict | None = None) -> Comparison:
 
     Parameters
     ----------
-    problem : cvxpb.BoundProblem
+    problem : cvxpb.Minimize or cvxpb.BoundProblem
         The problem.
     methods : sequence of str, optional
         Default: every applicable method (see :func:`applicable_methods`).

@@ -8,11 +8,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from cvxpb.engine.result import Result
+from cvxpb.engine.result import Certificate, Result
 from cvxpb.numerics.constants import CONSTANTS, check_sample_size
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
-from cvxpb.numerics.tolerances import EPS, nudge
+from cvxpb.numerics.tolerances import EPS, gap_goal, nudge
 from cvxpb.pac_bayes import check_distance
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
 from cvxpb.threads import one_blas_thread
@@ -21,7 +21,6 @@ from cvxpb.validation import (
     check_choice,
     check_delta,
     check_distribution,
-    check_options,
     check_risks,
 )
 
@@ -110,6 +109,35 @@ class BoundProblem:
         self.divergence = self.divergence_function.name
         self.distance = self.distance_function.name
 
+    @classmethod
+    def of_bound(cls, risks, prior, function) -> BoundProblem:
+        """Build the problem of a :class:`cvxpb.pac_bayes.bounds.Bound` already made.
+
+        Parameters
+        ----------
+        risks : array_like of shape (H,)
+            Empirical risks in [0, 1].
+        prior : array_like of shape (H,)
+            The prior.
+        function : Bound
+            The bound: its distance, divergence, ``m``, ``delta``, constants and grid.
+
+        Returns
+        -------
+        BoundProblem
+            The problem of minimizing ``function`` of the Gibbs risk and the divergence.
+        """
+        return cls(
+            risks,
+            function.m,
+            function.delta,
+            function.metric,
+            function.measure,
+            prior,
+            function.constants,
+            function.grid,
+        )
+
     @property
     def H(self) -> int:
         """The number of classifiers."""
@@ -127,6 +155,52 @@ class BoundProblem:
         """Whether the divergence's order is the user's to choose (Renyi's): its term
         then carries the order in its name."""
         return self.alpha is not None and self.divergence_function.term_name() != self.divergence
+
+    def declared(self):
+        """Give the declaration the general search takes (:meth:`declaration`).
+
+        Returns
+        -------
+        cvxpb.Minimize
+            The declared bound, to minimize.
+        """
+        from cvxpb.engine.declare import Minimize
+
+        return Minimize(self.declaration())
+
+    def report_search(self, found, tol: float = 1e-7, rtol=None) -> Result:
+        """Make this problem's Result of what the declared search found.
+
+        The bound is re-evaluated from the posterior as every method's is; the
+        certificate's lower bound is the search's, clipped at 1 as the bound is.
+
+        Parameters
+        ----------
+        found : cvxpb.engine.declare.problem.Found
+            What :meth:`cvxpb.Minimize.search` found.
+        tol, rtol : float
+            The gap asked, absolute and relative.
+
+        Returns
+        -------
+        Result
+            ``"optimal"`` where the gap is within the goal, else ``"optimal_inaccurate"``.
+        """
+        result = self.result_from_posterior(
+            found.q,
+            method="declared",
+            status="optimal",
+            seconds=found.seconds,
+            iterations=found.solves,
+        )
+        lower = min(found.lower, 1.0)  # the reported bound is clipped at 1
+        gap = result.bound - lower
+        return self.replace_result(
+            result,
+            status="optimal" if gap <= gap_goal(tol, rtol, result.bound) else "optimal_inaccurate",
+            certificate=Certificate("mu", found.mu, None, lower, gap),
+            message=f"Pareto search: {found.solves} programs, certified gap {gap:.3g}",
+        )
 
     def standard_form(self) -> StandardForm:
         """Give the problem as the methods derived for one bound take it: itself.
@@ -379,17 +453,10 @@ class BoundProblem:
             For an unknown method, solver or option, or a value out of range, before
             any work.
         """
-        from cvxpb.engine.methods import METHODS, method_options, solver_options
+        from cvxpb.engine.methods import METHODS, run
 
-        check_choice(method, "method", METHODS)
-        options.update(solver_options(method, solver, verbose))
-        allowed = method_options(method)
-        if allowed is not None:
-            check_options(options, allowed, method)
-        result = METHODS[method](self, **options)
-        if verbose:
-            print(result.summary())
-        return result
+        check_choice(method, "method", METHODS)  # a name: this problem's default is exact
+        return run(self, method, solver, verbose, options)
 
     def result_from_posterior(self, posterior, **fields) -> Result:
         """Build a Result whose bound is re-evaluated from ``posterior``.

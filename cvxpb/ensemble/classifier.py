@@ -385,7 +385,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
 def _minimize(declared, tol=TOL, rtol=RTOL):
     """The minimum of a declared bound (of a tuple, the least of its parts' minima),
     certified within ``tol`` and within ``rtol`` of the bound."""
-    return Minimize(declared).solve(tol, rtol=rtol)
+    return Minimize(declared).solve("declared", tol=tol, rtol=rtol)
 
 
 def _value_at(declared, posterior) -> float:

@@ -67,7 +67,7 @@ class Bound:
         # the divergence and distance objects
         self.measure, self.metric = check_bound_choice(distance, divergence, alpha)
         self.distance, self.divergence = self.metric.name, self.measure.name
-        self.m, self.delta = m, delta
+        self.m, self.delta, self.constants = m, delta, constants
         self.alpha = self.measure.alpha
         uses_constant = self.measure.uses_constant
         self.log_constant = (

@@ -87,8 +87,27 @@ class LeastOf:
             lines += ["  " + line for line in part.explain().splitlines()]
         return "\n".join(lines)
 
+    def methods(self) -> list[str]:
+        """List the methods that accept a union bound: the declared search alone.
+
+        Returns
+        -------
+        list of str
+            ``["declared"]``.
+        """
+        return ["declared"]
+
     @one_blas_thread
-    def solve(self, tol=1e-7, max_solves=300, solver="CLARABEL", tighten=True, rtol=None):
+    def solve(
+        self,
+        method="declared",
+        *,
+        tol=1e-7,
+        max_solves=300,
+        solver="CLARABEL",
+        tighten=True,
+        rtol=None,
+    ):
         """Minimize every part; the least minimum, certified by the least lower bound.
 
         Each part is solved first without tightening its minorants, the one least at
@@ -103,8 +122,10 @@ class LeastOf:
 
         Parameters
         ----------
+        method : {"declared"} or None, default="declared"
+            The general search, the one method that takes a union bound.
         tol : float, default=1e-7
-            The absolute gap, as for :meth:`cvxpb.Minimize.solve` (each part's and the
+            The absolute gap, as for :meth:`cvxpb.Minimize.search` (each part's and the
             union's).
         max_solves : int, default=300
             Each part's scalarized programs at most.
@@ -122,11 +143,15 @@ class LeastOf:
             The chosen part's bound and posterior; the certificate, status, seconds and
             programs (``iterations``) are the union's.
         """
+        if method not in (None, "declared"):
+            raise ValueError(
+                f"method must be 'declared' for the least of several bounds, got {method!r}"
+            )
         check_tolerances(tol, rtol, max_solves)
-        if len(self.parts) == 1:
-            return self.parts[0].solve(tol, max_solves, solver, tighten, rtol)
-        start = time.perf_counter()
         how = {"max_solves": max_solves, "solver": solver}
+        if len(self.parts) == 1:
+            return self.parts[0].solve("declared", tol=tol, tighten=tighten, rtol=rtol, **how)
+        start = time.perf_counter()
         results = self._first_pass(tol, rtol, how)
         best = min(r.bound for r in results)
         goal = gap_goal(tol, rtol, best)
@@ -135,9 +160,9 @@ class LeastOf:
             if _lower(results[k]) >= best - goal:
                 continue
             if results[k].status == "local" and tighten:
-                results[k] = part.solve(tol, rtol=rtol, **how)
+                results[k] = part.solve("declared", tol=tol, rtol=rtol, **how)
             elif results[k].status == "optimal":  # a near tie: its own gap is not enough
-                results[k] = part.solve(goal, **how)
+                results[k] = part.solve("declared", tol=goal, **how)
             else:
                 continue
             programs += results[k].iterations
@@ -170,7 +195,9 @@ class LeastOf:
         order = sorted(range(len(self.parts)), key=lambda k: _or_inf(at_prior[k]))
         results, best = [None] * len(self.parts), math.inf
         for k in order:
-            results[k] = self.parts[k].solve(tol, tighten=False, rtol=rtol, cutoff=best, **how)
+            results[k] = self.parts[k].solve(
+                "declared", tol=tol, tighten=False, rtol=rtol, cutoff=best, **how
+            )
             best = min(best, results[k].bound)
         return results
 

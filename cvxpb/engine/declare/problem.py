@@ -12,16 +12,52 @@ from cvxpb.engine.declare.expressions import DeclarationError, as_expression
 from cvxpb.engine.declare.least import LeastOf
 from cvxpb.engine.declare.local import WeightSearch
 from cvxpb.engine.declare.pareto import ParetoSearch, Values
+from cvxpb.engine.declare.standard import standard_form
 from cvxpb.engine.declare.terms import GibbsRisk
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.engine.result import Certificate, Result
-from cvxpb.numerics.tolerances import gap_goal
+from cvxpb.numerics.tolerances import gap_goal, nudge
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_distribution, real_array
 
 ALLOWED = {+1: ("affine", "convex"), -1: ("affine", "concave")}
 CCP_ROUNDS = 20  # rounds of the convex-concave procedure at most
 TIGHTEN_ROUNDS = 1  # searches with minorants made tight at the best posterior, at most
+
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+    """What the declared search found (:meth:`Minimize.search`).
+
+    Parameters
+    ----------
+    value : float
+        The declared formula at ``q``, rounded up (above 1 where it is vacuous).
+    q : ndarray
+        The best posterior.
+    lower : float
+        A proven lower bound on the minimum.
+    solves : int
+        The scalarized programs solved.
+    mu : float or None
+        The weight of the second term in ``min A + mu B`` at ``q`` (two terms).
+    local : bool
+        Whether the search proves no global minimum where a gap remains (three or
+        more terms searched locally, or a quadratic form through its minorant).
+    seconds : float
+        Wall-clock time.
+    terms : int
+        The declaration's terms.
+    """
+
+    value: float
+    q: np.ndarray
+    lower: float
+    solves: int
+    mu: float | None
+    local: bool
+    seconds: float
+    terms: int
 
 
 class Minimize:
@@ -213,6 +249,203 @@ class Minimize:
 
     @one_blas_thread
     def solve(
+        self, method: str | None = None, *, solver: str | None = None, verbose=False, **options
+    ) -> Result:
+        """Minimize the bound by ``method``, the best that accepts it by default.
+
+        Parameters
+        ----------
+        method : str, optional
+            One of :meth:`methods`; by default the first method that certifies its
+            minimum, accepts this declaration and takes the options given
+            (:func:`cvxpb.engine.methods.default_method`): ``exact`` for one bound of a
+            Gibbs risk and a divergence with a family of optimal posteriors (the
+            first-order bound, say), else ``declared``, the general search
+            (:meth:`search`).
+        solver : str, optional
+            The solver library's solver, for the methods that call one (``declared``:
+            CVXPY's solver for the scalarized programs without a closed form).
+        verbose : bool, default=False
+            Print the solver's log, where the method calls one, and a closing line.
+        **options
+            The method's own options; ``declared`` takes those of :meth:`search`
+            (``tol``, ``max_solves``, ``tighten``, ``rtol``, ``cutoff``).
+
+        Returns
+        -------
+        Result
+            The posterior, its bound (the declared formula at it, rounded outward, at
+            most 1) and what the method proves; for ``declared`` the certificate's
+            ``lower_bound`` is proven and the status is ``"optimal"`` when the gap is
+            within ``tol`` (and within ``rtol`` times the bound, where given), else
+            ``"optimal_inaccurate"``, or ``"local"`` (a true bound at the posterior
+            returned, not proven least) for three or more terms, or where the convex
+            minorant of a quadratic form leaves a gap.
+
+        Raises
+        ------
+        ValueError
+            For an unknown method or option, a method that refuses the declaration
+            (saying what it lacks), or a formula below 0 or not a number at the prior.
+        """
+        from cvxpb.engine.methods import run
+
+        return run(self, method, solver, verbose, options)
+
+    def methods(self) -> list[str]:
+        """List the methods that accept this declaration, in the order :meth:`compare` runs them.
+
+        Returns
+        -------
+        list of str
+            Names of :data:`cvxpb.engine.methods.METHODS` (``declared`` always;
+            :func:`cvxpb.engine.methods.refusals` says why the others refuse).
+        """
+        from cvxpb.engine.methods import applicable
+
+        return applicable(self)
+
+    @one_blas_thread
+    def compare(self, methods=None, options: dict | None = None):
+        """Run every method that accepts this declaration side by side.
+
+        Parameters
+        ----------
+        methods : sequence of str, optional
+            Default: every method of :meth:`methods`.
+        options : dict, optional
+            Keyword arguments per method, e.g. ``{"nlp": {"max_seconds": 30}}``.
+
+        Returns
+        -------
+        cvxpb.engine.compare.Comparison
+            One row per method, against the certified optimum
+            (:func:`cvxpb.engine.compare.compare`).
+        """
+        from cvxpb.engine.compare import compare
+
+        return compare(self, methods, options)
+
+    def kkt_residual(self, q) -> float:
+        """Measure how far ``q`` is from a KKT point of the bound on the simplex.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        float
+            That of the standard form's bound, times its scale
+            (:meth:`cvxpb.BoundProblem.kkt_residual`); NaN for a declaration of any
+            other shape, whose terms need not be differentiable.
+        """
+        form = self.standard_form()
+        return np.nan if form is None else form.scale * form.problem.kkt_residual(q)
+
+    def declared(self) -> Minimize:
+        """Give the declaration the general search takes: this one.
+
+        Returns
+        -------
+        Minimize
+            ``self``.
+        """
+        return self
+
+    def standard_form(self):
+        """Give the declaration as the methods derived for one bound take it, if it is one.
+
+        That is ``c * pac_bayes(bound, gibbs_risk(q, risks), D)`` with ``c > 0`` and ``D``
+        the bound's argument of one divergence term of ``q`` (the first-order bound,
+        or :meth:`cvxpb.BoundProblem.declaration`), as CVXPY's ``get_problem_data``
+        gives a solver the data in the form it takes.
+
+        Returns
+        -------
+        cvxpb.engine.problem.StandardForm or None
+            ``c`` and the :class:`cvxpb.BoundProblem` of that bound; None for any other
+            declaration (only ``declared`` then accepts it).
+        """
+        if not hasattr(self, "_standard"):
+            self._standard = standard_form(self.bound)
+        return self._standard
+
+    def from_standard_form(self, form, result: Result) -> Result:
+        """Report a method's Result on the standard form as this declaration's.
+
+        The bound is the declared formula at the method's posterior, rounded outward;
+        a certificate's lower bound is scaled by ``form.scale`` (rounded down) and its
+        gap taken against that bound.
+
+        Parameters
+        ----------
+        form : cvxpb.engine.problem.StandardForm
+            :meth:`standard_form`.
+        result : Result
+            The method's Result on ``form.problem``.
+
+        Returns
+        -------
+        Result
+            The declaration's Result; a failed one (no posterior) as it is.
+        """
+        q = result.posterior
+        if not np.all(np.isfinite(q)):
+            return result
+        certificate = result.certificate
+        if certificate is not None:  # scaled, rounded down; clipped and its gap reset below
+            lower = float(nudge(form.scale * certificate.lower_bound, -1))
+            certificate = dataclasses.replace(certificate, lower_bound=lower)
+        keep = ("status", "method", "seconds", "iterations", "message", "objective", "details")
+        fields = {name: getattr(result, name) for name in keep}
+        return self.result_from_posterior(q, certificate=certificate, **fields)
+
+    def result_from_posterior(self, q, certificate=None, **fields) -> Result:
+        """Build the Result at the posterior ``q``: the declared formula there, rounded up.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A distribution over the voters.
+        certificate : Certificate, optional
+            A proven lower bound, clipped at 1 as the bound is, its gap taken against
+            the bound.
+        **fields
+            The Result's other fields (method, status, seconds, iterations, ...).
+
+        Returns
+        -------
+        Result
+            With each term's value at ``q`` by name; the bound at most 1 (the formula
+            in ``unclipped_bound`` where it is above).
+
+        Raises
+        ------
+        ValueError
+            Where the formula is below 0 or not a number at ``q``.
+        """
+        q = check_distribution(real_array(q, "q"), self.posterior.size, "q")
+        value = _checked(self._value(q), "the posterior found")
+        bound = min(value, 1.0)
+        if certificate is not None:
+            lower = min(certificate.lower_bound, 1.0)
+            certificate = dataclasses.replace(certificate, lower_bound=lower, gap=bound - lower)
+        values = {t.name: t.value(q) for t in self.terms}
+        risk, divergence = _named(self.terms)
+        return Result.from_terms(
+            bound,
+            q,
+            values,
+            risk,
+            divergence,
+            certificate=certificate,
+            unclipped_bound=value if value > 1 else None,
+            **fields,
+        )
+
+    def search(
         self,
         tol: float = 1e-7,
         max_solves: int = 300,
@@ -220,8 +453,8 @@ class Minimize:
         tighten: bool = True,
         rtol: float | None = None,
         cutoff: float | None = None,
-    ) -> Result:
-        """Minimize the bound, with a proven lower bound on the minimum.
+    ) -> Found:
+        """Search the bound's minimum, with a proven lower bound (``method="declared"``).
 
         Parameters
         ----------
@@ -251,20 +484,15 @@ class Minimize:
 
         Returns
         -------
-        Result
-            ``status="optimal"`` when the gap is within ``tol`` (and within ``rtol``
-            times the bound, where given), else
-            ``"optimal_inaccurate"`` with the gap; ``"local"`` (a true bound at the
-            posterior returned, not proven least) for three or more terms, or where the
-            convex minorant of a quadratic form (pairwise estimates, or against its
-            curvature) leaves a gap, even after it is made tight at the best posterior;
-            the certificate's ``lower_bound`` is proven either way.
+        Found
+            The best posterior, the declared formula at it, the proven lower bound and
+            what the search was (:meth:`report_search` makes the Result of it).
         """
         check_tolerances(tol, rtol, max_solves, cutoff)
         n = len(self.terms)
         if n == 0:
             value = _checked(float(self.bound.evaluate(Values(), +1)), "the bound")
-            return _result(value, np.array([]), "optimal", 0.0, 0, value, [], None)
+            return Found(value, np.array([]), value, 0, None, False, 0.0, n)
         _checked(self._value(self.posterior.prior), "the prior")  # before any work
         start = time.perf_counter()
         best, lower, search = self._search(n, tol, max_solves, solver, rtol=rtol, cutoff=cutoff)
@@ -286,16 +514,44 @@ class Minimize:
             )
             solves += more
         _checked(best.value, "the posterior found")
-        gap = min(best.value, 1.0) - min(lower, 1.0)
-        if n == 2:  # the weight of the second term in min A + mu B
-            certificate = Certificate("mu", best.mu, None, lower, gap)
-        else:  # one convex program, or a search over several weights: no one parameter
-            certificate = Certificate(None, None, None, lower, gap)
-        local = not certified or relaxed
-        optimal = gap <= gap_goal(tol, rtol, min(best.value, 1.0))
-        status = "optimal" if optimal else "local" if local else "optimal_inaccurate"
+        local = not certified or bool(relaxed)
+        mu = best.mu if n == 2 else None  # the weight of the second term in min A + mu B
         seconds = time.perf_counter() - start
-        return _result(best.value, best.q, status, seconds, solves, lower, self.terms, certificate)
+        return Found(best.value, best.q, lower, solves, mu, local, seconds, n)
+
+    def report_search(self, found: Found, tol: float = 1e-7, rtol=None) -> Result:
+        """Make the Result of what :meth:`search` found.
+
+        Parameters
+        ----------
+        found : Found
+            The search's.
+        tol, rtol : float
+            The gap asked, absolute and relative (:meth:`search`).
+
+        Returns
+        -------
+        Result
+            ``status="optimal"`` when the gap is within the goal, else ``"local"`` where
+            the search proves no global minimum, else ``"optimal_inaccurate"``; the
+            certificate's ``lower_bound`` is proven either way.
+        """
+        if found.terms == 0:
+            return _constant_result(found.value)
+        parameter = "mu" if found.terms == 2 else None  # one program, or several weights
+        result = self.result_from_posterior(  # the formula at the posterior, as value_at
+            found.q,
+            certificate=Certificate(parameter, found.mu, None, found.lower, 0.0),
+            method="declared",
+            status="optimal",
+            seconds=found.seconds,
+            iterations=found.solves,
+        )
+        gap = result.certificate.gap
+        optimal = gap <= gap_goal(tol, rtol, result.bound)
+        status = "optimal" if optimal else "local" if found.local else "optimal_inaccurate"
+        message = f"{found.solves} scalarized programs; certified gap {gap:.3g}"
+        return dataclasses.replace(result, status=status, message=message)
 
     def _search(
         self,
@@ -408,6 +664,18 @@ def _signs(bound) -> dict:
     return signs
 
 
+def _named(terms) -> tuple:
+    """The names of the declaration's one Gibbs risk and one divergence (None where it
+    has none or several), which a Result reports as ``empirical_risk`` and
+    ``divergence``."""
+    risks = [t.name for t in terms if isinstance(t, GibbsRisk)]
+    divergences = [t.name for t in terms if t.divergence]
+    return (
+        risks[0] if len(risks) == 1 else None,
+        divergences[0] if len(divergences) == 1 else None,
+    )
+
+
 def _checked(value: float, where: str) -> float:
     """``value``, a declared bound's formula, where it can be a bound on a risk: a
     ValueError where it is below 0 or not a number."""
@@ -422,29 +690,19 @@ def _checked(value: float, where: str) -> float:
     return value
 
 
-def _result(value, q, status, seconds, solves, lower, terms, certificate) -> Result:
-    """The declared engine's Result: each term's value at ``q`` by name; the Gibbs risk
-    and the divergence where the bound has that term (one divergence), else None. A
-    formula above 1 is reported as 1, the trivial bound on a risk (``unclipped_bound``
-    keeps it), and the certificate's lower bound is clipped alike."""
-    values = {t.name: t.value(q) for t in terms}
-    risks = [t.name for t in terms if isinstance(t, GibbsRisk)]
-    divergences = [t.name for t in terms if t.divergence]
-    bound, least = min(value, 1.0), min(lower, 1.0)
-    message = f"{solves} scalarized programs; certified gap {bound - least:.3g}"
-    if certificate is not None:
-        certificate = dataclasses.replace(certificate, lower_bound=least, gap=bound - least)
+def _constant_result(value) -> Result:
+    """The Result of a bound that does not depend on the posterior: its value, at most 1
+    (``unclipped_bound`` keeps a larger one), exact as it is."""
     return Result.from_terms(
-        bound,
-        q,
-        values,
-        risks[0] if len(risks) == 1 else None,
-        divergences[0] if len(divergences) == 1 else None,
-        status=status,
+        min(value, 1.0),
+        np.array([]),
+        {},
+        None,
+        None,
+        status="optimal",
         method="declared",
-        seconds=seconds,
-        iterations=solves,
-        certificate=certificate,
-        message=message,
+        seconds=0.0,
+        iterations=0,
+        message="0 scalarized programs; certified gap 0",
         unclipped_bound=value if value > 1 else None,
     )

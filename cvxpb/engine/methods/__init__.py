@@ -205,10 +205,82 @@ def solver_options(method: str, solver, verbose: bool) -> dict:
     return found.solver_options(solver, bool(verbose))
 
 
+def default_method(problem, options) -> str:
+    """Choose the method ``solve(method=None)`` runs.
+
+    It is the first in the registry's order that certifies its minimum, accepts
+    ``problem`` and takes every option given.
+
+    Parameters
+    ----------
+    problem : cvxpb.Minimize or cvxpb.BoundProblem
+        The problem.
+    options : dict
+        The options given to ``solve``.
+
+    Returns
+    -------
+    str
+        ``exact`` where it applies (a bound of one Gibbs risk and a divergence with a
+        family), else ``declared``.
+    """
+    for name, method in _REGISTERED.items():
+        allowed = method.options()
+        takes = allowed is None or set(options) <= allowed
+        if method.certifies and takes and method.accepts(problem):
+            return name
+    return "declared"
+
+
+def run(problem, method, solver, verbose: bool, options: dict):
+    """Solve ``problem`` by ``method``: every problem's ``solve``.
+
+    Parameters
+    ----------
+    problem : cvxpb.Minimize or cvxpb.BoundProblem
+        The problem.
+    method : str or None
+        A name of :data:`METHODS`; None for :func:`default_method`.
+    solver : str or None
+        The solver library's solver, for the methods that call one.
+    verbose : bool
+        Print the solver's log and a closing line.
+    options : dict
+        The method's own options.
+
+    Returns
+    -------
+    Result
+        The method's, built once.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method, solver or option, or a problem the method refuses,
+        before any work.
+    """
+    from cvxpb.validation import check_choice, check_options
+
+    if method is None:
+        method = default_method(problem, options)
+    check_choice(method, "method", METHODS)
+    options = {**options, **solver_options(method, solver, verbose)}
+    allowed = method_options(method)
+    if allowed is not None:
+        check_options(options, allowed, method)
+    _REGISTERED[method].check(problem)
+    result = _REGISTERED[method].solve(problem, **options)
+    if verbose:
+        print(result.summary())
+    return result
+
+
 __all__ = [
     "METHODS",
     "Method",
     "applicable",
+    "default_method",
+    "run",
     "certifies",
     "method_options",
     "refusals",

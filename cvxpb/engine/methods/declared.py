@@ -1,60 +1,74 @@
-"""``method="declared"``: the bound as a declaration, solved by the general engine.
+"""``method="declared"``: the general search of the declared engine, for every declaration.
 
-:meth:`cvxpb.BoundProblem.declaration` states the problem's bound with the atoms of
-:mod:`cvxpb.engine.declare` (the :class:`cvxpb.pac_bayes.bounds.Bound` of the Gibbs risk and the
-divergence), and :class:`cvxpb.Minimize` solves it by the Pareto branch and bound of
-:mod:`cvxpb.engine.declare.pareto`. ``method="exact"`` is the same search specialized to the
-closed-form families of these bounds; this route is the one every declared bound
-takes, so the two checking each other checks the engine.
+:class:`cvxpb.Minimize` searches its declared bound by the Pareto branch and bound of
+:mod:`cvxpb.engine.declare.pareto` (one or two terms), the vertex search of
+:mod:`cvxpb.engine.declare.vertices` or the weight search of
+:mod:`cvxpb.engine.declare.local` (more); a :class:`cvxpb.BoundProblem` is searched
+through its declaration (:meth:`cvxpb.BoundProblem.declaration`). ``method="exact"`` is
+the same search specialized to the closed-form families of one bound, so the two
+checking each other checks the engine. The problem reports what the search found, once
+(:meth:`cvxpb.Minimize.report_search`, :meth:`cvxpb.BoundProblem.report_search`).
 """
 
 from __future__ import annotations
 
-import time
-
-from cvxpb.engine.result import Certificate
-
 CERTIFIES = True  # a proven lower bound on the minimum
+TAKES_DECLARATIONS = True  # every problem, not only one bound's standard form
+HANDLES = "searches any declaration"
 
 
-def solve(problem, tol: float = 1e-7, max_solves: int = 300):
-    """Globally minimize ``problem``'s bound through its declaration.
-
-    ``status`` is ``"optimal"`` when the reported bound (re-evaluated from the
-    posterior, rounded outward) is within ``tol`` of the proven lower bound, else
-    ``"optimal_inaccurate"``.
+def solver_options(solver, verbose: bool) -> dict:
+    """``solver=`` as :func:`solve` takes it (``verbose`` prints only the closing line).
 
     Parameters
     ----------
-    problem : BoundProblem
+    solver : str or None
+        CVXPY's solver for the scalarized programs without a closed form; None for
+        Clarabel.
+    verbose : bool
+        Unused: the search has no solver log of its own.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`solve`.
+    """
+    return {} if solver is None else {"solver": solver}
+
+
+def solve(
+    problem,
+    tol: float = 1e-7,
+    max_solves: int = 300,
+    solver: str = "CLARABEL",
+    tighten: bool = True,
+    rtol: float | None = None,
+    cutoff: float | None = None,
+):
+    """Globally minimize ``problem``'s declared bound, with a proven lower bound.
+
+    Parameters
+    ----------
+    problem : cvxpb.Minimize or cvxpb.BoundProblem
         The problem.
     tol : float, default=1e-7
-        The certified gap at which the search stops.
+        The absolute gap at which the search stops.
     max_solves : int, default=300
         The scalarized programs at most.
+    solver : str, default="CLARABEL"
+        CVXPY's solver for the scalarized programs without a closed form.
+    tighten : bool, default=True
+        Whether a quadratic form's minorant is made tight where a gap remains.
+    rtol : float, optional
+        The gap relative to the bound, as well as ``tol``.
+    cutoff : float, optional
+        A value found elsewhere, above which the search stops
+        (:meth:`cvxpb.Minimize.search` says more of each).
 
     Returns
     -------
     Result
-        The bound re-evaluated from the posterior, rounded outward.
-        With a certificate whose parameter is ``"mu"``.
+        The problem's report of the search (:meth:`cvxpb.Minimize.report_search`).
     """
-    from cvxpb.engine.declare import Minimize  # whose solve checks tol and max_solves first
-
-    start = time.perf_counter()
-    solved = Minimize(problem.declaration()).solve(tol=tol, max_solves=max_solves)
-    result = problem.result_from_posterior(
-        solved.posterior,
-        method="declared",
-        status="optimal",
-        seconds=time.perf_counter() - start,
-        iterations=solved.iterations,
-    )
-    lower = min(solved.certificate.lower_bound, 1.0)  # the reported bound is clipped at 1
-    gap = result.bound - lower
-    return problem.replace_result(
-        result,
-        status="optimal" if gap <= tol else "optimal_inaccurate",
-        certificate=Certificate("mu", solved.certificate.value, None, lower, gap),
-        message=f"Pareto search: {solved.iterations} programs, certified gap {gap:.3g}",
-    )
+    found = problem.declared().search(tol, max_solves, solver, tighten, rtol, cutoff)
+    return problem.report_search(found, tol, rtol)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from inspect import Parameter, signature
+from numbers import Real
 
 
 class Method:
@@ -231,6 +232,9 @@ class ModuleMethod(Method):
         if self._declarations():
             return self.module.solve(problem, **options)
         form = problem.standard_form()
+        tol = options.get("tol")
+        if self.certifies and form.scale != 1 and isinstance(tol, Real) and tol > 0:
+            options = {**options, "tol": tol / form.scale}  # the gap asked is the declared's
         return problem.from_standard_form(form, self.module.solve(form.problem, **options))
 
     def options(self):

@@ -1,0 +1,199 @@
+"""One problem type: a declaration, solved by every method that accepts it by its
+features; a user's divergence (not subclassing ours) and a user's method work through
+solve, methods and compare."""
+
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+
+import cvxpb as pb
+from cvxpb.engine.methods import METHODS, refusals, register_method, unregister_method
+from cvxpb.ensemble import bounds as mv
+from tests.users_own import AtThePrior, MyChi2, MyKL
+
+RISKS = np.random.default_rng(5).uniform(0.05, 0.45, 25)
+PRIOR = np.random.default_rng(6).dirichlet(np.ones(25))
+CASES = [
+    ("linear", "chi2", None),
+    ("sq", "chi2", None),
+    ("kl", "chi2", None),
+    ("kl", "kl", None),
+    ("sq", "kl", None),
+    ("linear", "kl", None),
+    ("catoni", "kl", None),
+    ("kl", "renyi", 3.0),
+]
+
+
+@pytest.mark.parametrize(("distance", "divergence", "alpha"), CASES)
+def test_the_first_order_bound_reaches_exact_and_it_equals_the_general_search(
+    distance, divergence, alpha
+):
+    q = pb.Posterior(PRIOR)
+    problem = pb.Minimize(mv.first_order(q, RISKS, 400, 0.05, distance, divergence, alpha))
+    assert problem.methods()[0] == "exact" and problem.methods()[-1] == "declared"
+    exact, general = problem.solve(method="exact"), problem.solve(method="declared")
+    assert exact.method == "exact" and general.method == "declared"
+    assert abs(exact.bound - general.bound) <= 1e-7
+    assert exact.status == general.status == "optimal"
+    assert exact.certificate.lower_bound <= general.bound and general.certificate.lower_bound <= (
+        exact.bound
+    )
+    assert problem.solve().method == "exact"  # the best accepting method by default
+    for res in (exact, general):  # the declaration's own formula at the posterior
+        assert res.bound == problem.value_at(res.posterior)
+        assert set(res.terms) == set(general.terms)
+
+
+def test_the_standard_form_is_twice_the_bound_problem():
+    q = pb.Posterior(PRIOR)
+    declared = pb.Minimize(mv.first_order(q, RISKS, 400, 0.05, "kl", "kl"))
+    form = declared.standard_form()
+    ours = pb.BoundProblem(RISKS, 400, 0.05, "kl", "kl", prior=PRIOR)
+    assert form.scale == 2.0
+    w = np.random.default_rng(0).dirichlet(np.ones(25))
+    assert 2 * form.problem.evaluate(w) == pytest.approx(declared.value_at(w), rel=1e-14)
+    assert form.problem.evaluate(w) == ours.evaluate(w)
+
+
+def test_other_declarations_go_to_the_general_search_and_say_why():
+    q = pb.Posterior.uniform(6)
+    errors = (np.random.default_rng(1).uniform(size=(200, 6)) < 0.3).astype(float)
+    tandem = pb.Minimize(mv.tandem(q, errors))
+    assert tandem.methods() == ["declared"] and tandem.standard_form() is None
+    why = refusals(tandem)
+    assert set(why) == set(METHODS) - {"declared"}
+    assert all("not one PAC-Bayes bound of a Gibbs risk" in line for line in why.values())
+    with pytest.raises(ValueError, match='method="exact" .*not one PAC-Bayes bound'):
+        tandem.solve(method="exact")
+    assert tandem.solve().method == "declared"
+    table = tandem.compare()
+    assert list(table["method"]) == ["declared"]
+
+
+def test_a_bound_problem_solves_through_its_declaration_once():
+    problem = pb.BoundProblem(RISKS, 400, distance="sq", divergence="chi2", prior=PRIOR)
+    declared = problem.declared()
+    assert isinstance(declared, pb.Minimize) and declared.standard_form() is not None
+    res = problem.solve("declared")
+    assert res.bound == problem.evaluate(res.posterior)  # reported by the problem, once
+    assert res.certificate.parameter == "mu" and res.status == "optimal"
+    assert abs(res.bound - problem.solve().bound) <= 1e-7
+
+
+@pytest.mark.parametrize("distance", ["kl", "sq"])
+def test_a_users_kl_not_subclassing_ours_solves_by_every_method_whose_members_it_has(distance):
+    mine = pb.BoundProblem(RISKS, 400, distance=distance, divergence=MyKL(), prior=PRIOR)
+    ours = pb.BoundProblem(RISKS, 400, distance=distance, divergence="kl", prior=PRIOR)
+    assert mine.methods() == ["exact", "ccp", "nlp", "declared"]
+    assert abs(mine.solve().bound - ours.solve().bound) <= 1e-9
+    for method in ("exact", "ccp", "nlp"):  # each as it does with ours (nlp stops short alike)
+        found, reference = mine.solve(method), ours.solve(method)
+        assert found.status == reference.status, method
+        assert found.bound == pytest.approx(reference.bound, abs=1e-8), method
+    # without linear_min, the general search certifies through CVXPY and Frank-Wolfe
+    found, best = mine.solve("declared"), ours.solve().bound
+    assert found.certificate.lower_bound <= best <= found.bound <= best + 1e-6
+    why = refusals(mine)
+    assert "cone(bound, p)" in why["fixed_point"] or "inverse_form" in why["fixed_point"]
+    assert "no second-order cone (cone(bound, p))" in why["cvx"] or "inverse_form" in why["cvx"]
+    with pytest.raises(ValueError, match=r'method="cvx" .*; use method="exact"'):
+        mine.solve("cvx")
+
+
+@pytest.mark.parametrize("distance", ["linear", "sq", "kl"])
+def test_a_users_chi2_not_subclassing_ours_solves_by_every_method(distance):
+    mine = pb.BoundProblem(RISKS, 400, distance=distance, divergence=MyChi2(), prior=PRIOR)
+    ours = pb.BoundProblem(RISKS, 400, distance=distance, divergence="chi2", prior=PRIOR)
+    assert mine.methods() == ours.methods()
+    best = ours.solve().bound
+    assert abs(mine.solve().bound - best) <= 1e-9
+    for method in mine.methods():
+        found, reference = mine.solve(method), ours.solve(method)
+        assert found.status == reference.status, method
+        assert found.bound == pytest.approx(reference.bound, abs=1e-8), method
+
+
+def test_a_users_divergence_without_a_family_is_refused_by_exact_naming_the_member():
+    class Bare:
+        name = "bare"
+
+        def core(self, q, p, rounding=0):
+            return MyKL().core(q, p, rounding)
+
+        def accepts(self, distance):
+            return distance.inverse_form == "kl"
+
+        def right_side(self, bound, K, rounding=0):
+            return MyKL().right_side(bound, K, rounding)
+
+    problem = pb.BoundProblem(RISKS, 400, distance="kl", divergence=Bare())
+    assert "family(risks, prior)" in refusals(problem)["exact"]
+    assert "right_side_expr" in refusals(problem)["ccp"]
+    with pytest.raises(ValueError, match=r"a divergence needs core\(q, p, rounding\)"):
+        pb.BoundProblem(RISKS, 400, distance="kl", divergence=type("Nameless", (), {"name": "x"})())
+
+
+def test_a_users_method_registered_once_works_through_solve_methods_and_compare():
+    method = register_method(AtThePrior())
+    try:
+        problem = pb.BoundProblem(RISKS, 400, distance="kl", prior=PRIOR)
+        assert "at_the_prior" in problem.methods()
+        res = problem.solve("at_the_prior")
+        assert res.bound == problem.evaluate(PRIOR) and res.method == "at_the_prior"
+        assert "at_the_prior" in list(problem.compare()["method"])
+        q = pb.Posterior(PRIOR)
+        errors = (np.random.default_rng(1).uniform(size=(200, 25)) < RISKS).astype(float)
+        tandem = pb.Minimize(mv.tandem(q, errors))
+        assert tandem.methods() == ["declared", "at_the_prior"]  # ours, then the user's
+        assert tandem.solve("at_the_prior").bound == tandem.value_at(PRIOR)
+        with pytest.raises(ValueError, match="taken"):
+            register_method(AtThePrior())
+    finally:
+        unregister_method(method.name)
+    assert "at_the_prior" not in METHODS
+    with pytest.raises(ValueError, match="not a method registered from outside"):
+        unregister_method("exact")
+
+
+CONCEPTS = {
+    "Divergence",
+    "KLDivergence",
+    "Chi2",
+    "Renyi",
+    "PowerDivergence",
+    "Distance",
+    "Linear",
+    "Squared",
+    "KLDistance",
+    "Catoni",
+    "UnionBoundDistance",
+}
+
+
+def _concept_checks(path):
+    """The isinstance calls of ``path`` whose classes name a divergence or distance."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance":
+            names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+            if names & CONCEPTS:
+                found.append((path.name, node.lineno))
+    return found
+
+
+def test_no_engine_module_asks_a_concept_for_its_class():
+    engine = pathlib.Path(pb.__file__).parent / "engine"
+    checks = [c for path in sorted(engine.rglob("*.py")) for c in _concept_checks(path)]
+    assert checks == []
+    # the scan finds such a check where there is one
+    probe = engine.parent.parent / "tests" / "users_own.py"
+    assert _concept_checks(probe) == []
+    sample = pathlib.Path(__file__).with_name("_probe_isinstance.py")
+    sample.write_text("if isinstance(d, (Chi2, str)):\n    pass\n")
+    try:
+        assert _concept_checks(sample) == [("_probe_isinstance.py", 1)]
+    finally:
+        sample.unlink()

@@ -1,0 +1,107 @@
+"""A divergence, a method and a majority-vote bound written outside the package, as a
+user would write them from the docs' page "Extending cvxpb": none subclasses a
+concept class of ours (the method subclasses ``Method``, the protocol of methods)."""
+
+import math
+
+import numpy as np
+
+from cvxpb.engine.methods import Method
+from cvxpb.numerics.tolerances import nudge
+
+
+class MyKL:
+    """``KL(q||p)``, written again: a name, its core rounded outward, its gradient and
+    CVXPY expression, its change of measure (Seeger's kl bound and McAllester's), its
+    family of optimal posteriors (the Gibbs posteriors) and that change of measure as
+    a CVXPY expression, which ``ccp`` asks for."""
+
+    name = "my_kl"
+    least = 0.0
+    has_family = True
+
+    def core(self, q, p, rounding=0):
+        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
+        on = q > 0
+        value = math.fsum(q[on] * np.log(q[on] / p[on]))
+        return float(nudge(value + rounding * 1e-15 * (1 + abs(value)), rounding))
+
+    def core_gradient(self, q, p):
+        return np.log(np.maximum(np.asarray(q, dtype=float), 1e-300) / np.asarray(p)) + 1
+
+    def expr(self, q, p):
+        import cvxpy as cp
+
+        return cp.sum(cp.rel_entr(q, p))
+
+    def accepts(self, distance):
+        return distance.inverse_form in ("kl", "root")
+
+    def right_side(self, bound, K, rounding=0):
+        return bound.metric.kl_right_side(K, bound.m, bound.delta, rounding)
+
+    def right_side_expr(self, bound, q, p):
+        return bound.metric.kl_right_side(self.expr(q, p), bound.m, bound.delta)
+
+    def family(self, risks, prior):
+        from cvxpb.pac_bayes.families import GibbsFamily
+
+        return GibbsFamily(risks, prior)
+
+
+class MyChi2:
+    """Sahu & Hemachandra's chi-squared bound written again, with the moment
+    ``M = sum q^2 / p`` as its argument: ``phi(L, R) <= sqrt(M I_phi(m, 2) / delta)``
+    (Theorem 1 at order 2), that change of measure as a second-order cone (which
+    ``cvx``, ``closed_form``, ``fixed_point`` and ``ccp`` ask for) and its family
+    ``q ∝ p (nu - l)_+``."""
+
+    name = "my_chi2"
+    alpha = 2.0
+    uses_constant = True
+    has_family = True
+
+    def core(self, q, p, rounding=0):
+        q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
+        on = q > 0
+        value = math.fsum(q[on] ** 2 / p[on])
+        return float(nudge(value * (1 + rounding * 1e-15), rounding))
+
+    def core_gradient(self, q, p):
+        return 2 * np.asarray(q, dtype=float) / np.asarray(p, dtype=float)
+
+    def expr(self, q, p):
+        import cvxpy as cp
+
+        return cp.sum(cp.multiply(1 / np.asarray(p), cp.square(q)))
+
+    def accepts(self, distance):
+        return distance.moment_bound
+
+    def right_side(self, bound, M, rounding=0):
+        return nudge(np.sqrt(nudge(M * bound.constant / bound.delta, rounding)), rounding)
+
+    def cone(self, bound, p):
+        return bound.constant / bound.delta, np.asarray(p, dtype=float)
+
+    def family(self, risks, prior):
+        from cvxpb.pac_bayes.families import Chi2Family
+
+        return Chi2Family(risks, prior)
+
+
+class AtThePrior(Method):
+    """A method of one's own: the bound at the prior, for any problem (a baseline that
+    proves nothing about the minimum)."""
+
+    name = "at_the_prior"
+    handles = "evaluates the bound at the prior"
+
+    def refusal(self, problem):
+        return None
+
+    def solve(self, problem):
+        prior = problem.declared().posterior.prior
+        return problem.result_from_posterior(
+            prior, method=self.name, status="feasible", seconds=0.0, iterations=0
+        )
