@@ -226,7 +226,7 @@ def test_the_program_a_search_solves_is_dcp_and_newton_meets_clarabel_on_it(whic
     }[which]()
     problem = pb.Minimize(declared)
     weights = [1.0] * (len(problem.terms) - 1) + [mu]
-    program = problem.formulation(weights)
+    program = problem.formulation(weights=weights)
     assert program.is_dcp()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

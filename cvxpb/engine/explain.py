@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import cvxpy as cp
 
+from cvxpb.engine.methods import METHODS
+
 
 def _terms(problem, q):
     """The named CVXPY expressions of the bound's ingredients: the Gibbs risk, and the
@@ -24,7 +26,11 @@ def _objective(problem, terms):
     return problem.distance_function.teaching_form(L, second, cp.Variable(name="r"))
 
 
-def _cones(problem: cp.Problem) -> str:
+def _cones(problem: cp.Problem, constraints=()) -> str:
+    """The cones of ``problem`` (with ``constraints`` added where it has none of its
+    own: the simplex of a bound written as an objective alone)."""
+    if constraints and not problem.constraints:
+        problem = cp.Problem(problem.objective, list(constraints))
     dims = problem.get_problem_data(cp.CLARABEL)[0]["dims"]
     parts = [f"zero {dims.zero}", f"nonneg {dims.nonneg}"]
     if dims.soc:
@@ -79,22 +85,36 @@ def explain(problem) -> str:
     lines.append("")
     if not_dcp is not None:
         lines.append(f"DCP: no -- {not_dcp}.")
-    else:
-        program = cp.Problem(cp.Minimize(body), _simplex(q))
+        lines += _ccp_lines(problem)
+    else:  # the SOCP that method="cvx" solves, where it applies; else the bound as written
+        solved = METHODS["cvx"].accepts(problem)
+        program = problem.formulation("cvx") if solved else cp.Problem(cp.Minimize(body))
         lines.append(
             f"DCP: {'yes' if program.is_dcp() else 'no'}; "
             f"DPP: {'yes' if program.is_dcp(dpp=True) else 'no'}; "
-            f"cones: {_cones(program)}"
+            f"cones: {_cones(program, _simplex(q))}"
         )
-    if problem.divergence_function.has_family:
-        lines += _family_lines(problem, q, terms)
+    if METHODS["exact"].accepts(problem):
+        lines += _family_lines(problem)
     return "\n".join(lines)
 
 
-def _family_lines(problem, q, terms):
-    """Why method="exact" is global: the family subproblem is DCP."""
-    L, divergence = list(terms.values())[0], list(terms.values())[-1]  # the core last
-    subproblem = cp.Problem(cp.Minimize(L + 1.0 * divergence), _simplex(q))
+def _ccp_lines(problem):
+    """How method="ccp" still solves DCP programs: its subproblem at an iterate."""
+    if not METHODS["ccp"].accepts(problem):
+        return []
+    subproblem = problem.formulation("ccp", at="uniform")
+    return [
+        'method="ccp" solves DCP subproblems, the concave part linearized at each iterate '
+        '(formulation("ccp", at=...)); at the uniform posterior: '
+        f"DCP: {'yes' if subproblem.is_dcp() else 'no'}; cones: {_cones(subproblem)}"
+    ]
+
+
+def _family_lines(problem):
+    """Why method="exact" is global: the family's program is DCP (the one
+    ``formulation("exact", mu=...)`` gives)."""
+    subproblem = problem.formulation("exact", mu=1.0)
     name = problem.divergence_function.symbol
     return [
         "",

@@ -576,17 +576,35 @@ class BoundProblem:
 
     # -- teaching ----------------------------------------------------------
 
-    def formulation(self):
-        """Write the linear-distance chi-squared bound (eq. 8) as a CVXPY program.
+    def formulation(self, method: str = "cvx", **at):
+        """Give the convex program ``method`` solves, as a CVXPY problem.
+
+        Parameters
+        ----------
+        method : str, default="cvx"
+            A method that accepts the problem: ``cvx`` and ``closed_form`` the SOCP
+            (the linear-distance chi2 bound, eq. 8, with parameters: DPP); ``ccp`` its
+            subproblem at an iterate (``at=``); ``exact`` the program at ``mu=`` whose
+            minimizers its family traces; ``declared`` the scalarized program at
+            ``weights=``.
+        **at
+            Where the program is taken, as the method states it.
 
         Returns
         -------
         cvxpy.Problem
-            The SOCP, with parameters (DPP).
-        """
-        from cvxpb.engine.methods.cvx import formulation
+            The program, DCP.
 
-        return formulation(self)
+        Raises
+        ------
+        ValueError
+            For a method that refuses the problem, or one that solves no convex
+            program (``fixed_point``, ``nlp``), saying what it does instead.
+        """
+        from cvxpb.engine.methods import METHODS
+
+        check_choice(method, "method", METHODS)
+        return METHODS[method].formulation(self, **at)
 
     def explain(self) -> str:
         """Explain the bound as a convex program.

@@ -124,7 +124,37 @@ class Minimize:
         """The declared formula at ``q``, rounded up (above 1 where it is vacuous)."""
         return float(self.bound.evaluate(Values(q), +1))
 
-    def formulation(self, weights=None):
+    def formulation(self, method: str = "declared", **at):
+        """Give the convex program ``method`` solves, as a CVXPY problem.
+
+        Parameters
+        ----------
+        method : str, default="declared"
+            A method of :meth:`methods`: ``declared`` gives the scalarized program at
+            ``weights=`` (:meth:`scalarized`); the methods derived for one bound give
+            their program of the :meth:`standard_form`'s problem
+            (:meth:`cvxpb.BoundProblem.formulation`; a positive factor of the bound
+            does not move its minimizers).
+        **at
+            Where the program is taken, as the method states it.
+
+        Returns
+        -------
+        cvxpy.Problem
+            The program, DCP.
+
+        Raises
+        ------
+        ValueError
+            For a method that refuses the declaration or solves no convex program.
+        """
+        from cvxpb.engine.methods import METHODS
+        from cvxpb.validation import check_choice
+
+        check_choice(method, "method", METHODS)
+        return METHODS[method].formulation(self, **at)
+
+    def scalarized(self, weights=None):
         """The convex program the search solves at given weights of the terms.
 
         ``min sum_t w_t t(q)`` over the simplex, with the terms in the order of
@@ -149,7 +179,7 @@ class Minimize:
         >>> import numpy as np, cvxpb as pb
         >>> q = pb.Posterior.uniform(3)
         >>> bound = pb.kl_inverse(pb.gibbs_risk(q, [0.1, 0.2, 0.3]), (pb.KL(q) + 3) / 100)
-        >>> program = pb.Minimize(bound).formulation([1.0, 0.05])
+        >>> program = pb.Minimize(bound).scalarized([1.0, 0.05])
         >>> program.is_dcp(), round(float(program.solve(solver="CLARABEL")), 4)
         (True, 0.1478)
         """

@@ -285,6 +285,29 @@ class _Subproblem:
         self.tau.value = tau
 
 
+def subproblem(problem: DCProblem, point: dict) -> cp.Problem:
+    """Give the convex subproblem the CCP solves at ``point``.
+
+    Every concave part is replaced by its tangent there (plain CCP, no penalty).
+
+    Parameters
+    ----------
+    problem : DCProblem
+        The difference-of-convex program.
+    point : dict
+        ``{variable: value}``, the iterate.
+
+    Returns
+    -------
+    cvxpy.Problem
+        The subproblem, DCP; each tangent's constant and slopes are Parameters set at
+        ``point``, so ``program.parameters()`` shows the linearization.
+    """
+    sub = _Subproblem(problem, problem.variables, penalty=False)
+    sub.update(point, 1.0)
+    return sub.cvx
+
+
 class _StoppingRule:
     """Converged: a steady objective and a still point, or STEADY steady iterations
     (the point may keep moving at the subproblem solver's accuracy). Stalled: the

@@ -168,6 +168,28 @@ def start_point(problem, q, other, q0):
     return point
 
 
+def formulation(problem, at="uniform"):
+    """The DCP subproblem the CCP solves at the iterate ``at``.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    at : {"uniform", "prior"} or array_like, default="uniform"
+        The iterate (a posterior over all classifiers), as :func:`solve`'s ``initial``.
+
+    Returns
+    -------
+    cvxpy.Problem
+        :func:`formulate`'s program with its concave parts linearized at ``at``
+        (:func:`cvxpb.engine.methods.ccp.subproblem`); its variable ``q`` is the next
+        iterate on the positive-prior classifiers.
+    """
+    refuse(problem, "ccp")
+    dc, q, other = formulate(problem)
+    return ccp.subproblem(dc, start_point(problem, q, other, _initial_q(problem, at)))
+
+
 def _full(problem, q_support):
     q = np.zeros(problem.H)
     q[problem.prior > 0] = np.clip(q_support, 0.0, None)

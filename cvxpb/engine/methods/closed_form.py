@@ -54,6 +54,7 @@ def _algorithm2(l, p, c2):
 
 HANDLES = "gives Sahu & Hemachandra's closed forms for L(q) + sqrt(c2 sum q_i^2 / r_i)"
 refusal = cvx.refusal  # the SOCP's problems: a linear distance and a cone
+formulation = cvx.formulation  # the SOCP whose KKT system the closed forms solve
 
 
 def solve(problem, rule: str = "algorithm2"):

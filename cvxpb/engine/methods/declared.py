@@ -36,6 +36,24 @@ def solver_options(solver, verbose: bool) -> dict:
     return {} if solver is None else {"solver": solver}
 
 
+def formulation(problem, weights=None):
+    """The scalarized program the general search solves at ``weights`` of the terms.
+
+    Parameters
+    ----------
+    problem : cvxpb.Minimize or cvxpb.BoundProblem
+        The problem.
+    weights : sequence of float, optional
+        One weight per term of the declaration (:meth:`cvxpb.Minimize.scalarized`).
+
+    Returns
+    -------
+    cvxpy.Problem
+        The program, DCP.
+    """
+    return problem.declared().scalarized(weights)
+
+
 def solve(
     problem,
     tol: float = 1e-7,

@@ -63,6 +63,39 @@ def refusal(problem) -> str | None:
     )
 
 
+def formulation(problem, mu: float = 1.0):
+    """The scalarized program whose minimizers the family traces, at ``mu``.
+
+    Every optimal posterior solves ``min_q l @ q + mu core(q)`` on the simplex for some
+    ``mu > 0`` (the bound increases in the Gibbs risk and the divergence, so an optimum
+    is Pareto-optimal); the family is those minimizers, in closed form, and the exact
+    method searches its parameter.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem.
+    mu : float, default=1.0
+        The weight of the divergence's core, above 0.
+
+    Returns
+    -------
+    cvxpy.Problem
+        The program on the positive-prior classifiers, DCP: a quadratic for
+        chi-squared, exponential cones for KL, power cones for Renyi.
+    """
+    import cvxpy as cp
+
+    refuse(problem, "exact")
+    check_positive(mu, "mu")
+    support = problem.prior > 0
+    p = problem.prior[support]
+    q = cp.Variable(p.size, nonneg=True, name="q")
+    core = problem.divergence_function.expr(q, p)
+    objective = problem.risks[support] @ q + mu * core
+    return cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1])
+
+
 def family_of(problem, support=None):
     """The family that holds ``problem``'s optimal posteriors.
 

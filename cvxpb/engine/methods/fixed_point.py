@@ -33,6 +33,10 @@ from cvxpb.numerics.kl import kl_inv_upper_newton
 from cvxpb.validation import check_choice, check_count, check_positive
 
 SEARCHES = ("linear", "warm")
+NO_PROGRAM = (
+    "it iterates the map q <- F(q) of Sahu & Hemachandra's fixed-point equations (eqs. 12, "
+    "15, 49, 63) on the ordered subsets of their Algorithm 1, with damping"
+)
 THETA_MIN = 1 / 64
 
 

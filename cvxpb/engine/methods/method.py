@@ -253,6 +253,10 @@ class ModuleMethod(Method):
 
     def formulation(self, problem, **at):
         self.check(problem)
+        if hasattr(self.module, "NO_PROGRAM"):
+            raise ValueError(
+                f'method="{self.name}" solves no convex program: {self.module.NO_PROGRAM}'
+            )
         if not hasattr(self.module, "formulation"):
             return Method.formulation(self, problem, **at)
         if self._declarations():

@@ -1,0 +1,107 @@
+"""Every method shows the convex program it solves: ``formulation(method)`` is DCP, and a
+conic solver (Clarabel) on it gives the method's own step, which also checks our
+closed forms and drivers against the conic solver."""
+
+import numpy as np
+import pytest
+
+import cvxpb as pb
+from cvxpb.ensemble import bounds as mv
+
+pytestmark = pytest.mark.filterwarnings("ignore:Solution may be inaccurate")  # tight tolerances
+
+RISKS = np.random.default_rng(3).uniform(0.05, 0.45, 12)
+PRIOR = np.random.default_rng(4).dirichlet(np.full(12, 2.0))
+PAIRS = [
+    ("linear", "chi2", None),
+    ("sq", "chi2", None),
+    ("kl", "chi2", None),
+    ("kl", "kl", None),
+    ("sq", "kl", None),
+    ("linear", "kl", None),
+    ("catoni", "kl", None),
+    ("kl", "renyi", 3.0),
+    ("sq", "renyi", 1.5),
+]
+
+
+def _problem(distance, divergence, alpha):
+    return pb.BoundProblem(RISKS, 300, 0.05, distance, divergence, prior=PRIOR, alpha=alpha)
+
+
+TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "max_iter": 500}
+
+
+def _solved(program):
+    """``program`` solved by Clarabel, tightly (its defaults stop near 1e-8 relative)."""
+    program.solve(solver="CLARABEL", **TIGHT)
+    return program
+
+
+def _variable(program, name):
+    return next(v for v in program.variables() if v.name() == name)
+
+
+@pytest.mark.parametrize(("distance", "divergence", "alpha"), PAIRS)
+@pytest.mark.parametrize("mu", [0.01, 0.3, 5.0])
+def test_exact_states_the_program_its_family_solves(distance, divergence, alpha, mu):
+    problem = _problem(distance, divergence, alpha)
+    program = problem.formulation("exact", mu=mu)
+    assert program.is_dcp()
+    _solved(program)
+    found = np.clip(_variable(program, "q").value, 0, None)
+    measure = problem.divergence_function
+    q, _ = measure.linear_min(PRIOR, RISKS, mu)  # the closed form
+    least = RISKS @ q + mu * measure.core(q, PRIOR)
+    assert least - 1e-12 <= program.value <= least + 1e-7  # power cones: about 1e-8 off
+    # the minimizer moves by about sqrt(error / curvature): 1e-5 at mu = 0.01 with KL
+    assert np.abs(found / found.sum() - q).sum() <= 1e-5
+
+
+@pytest.mark.parametrize(("distance", "divergence", "alpha"), PAIRS)
+def test_ccp_states_its_subproblem_at_an_iterate(distance, divergence, alpha):
+    problem = _problem(distance, divergence, alpha)
+    if "ccp" not in problem.methods():
+        with pytest.raises(ValueError, match='method="ccp" handles'):
+            problem.formulation("ccp")
+        return
+    program = problem.formulation("ccp", at="uniform")
+    assert program.is_dcp()
+    convex = problem.distance_function.inverse_form == "sum"  # no concave part to linearize
+    assert bool(program.parameters()) != convex  # else the tangents, set at the iterate
+    _solved(program)
+    step = np.clip(_variable(program, "q").value, 0, None)
+    one = problem.solve("ccp", max_iter=1)  # the driver's own first step
+    assert problem.evaluate(step / step.sum()) == pytest.approx(one.bound, abs=1e-6)
+    assert one.bound < problem.evaluate(np.full(12, 1 / 12))  # the step went downhill
+
+
+@pytest.mark.parametrize("method", ["cvx", "closed_form"])
+def test_the_socp_is_what_cvx_and_the_closed_forms_solve(method):
+    problem = _problem("linear", "chi2", None)
+    program = problem.formulation(method)
+    assert program.is_dcp(dpp=True)
+    _solved(program)
+    assert program.value == pytest.approx(problem.solve(method).bound, abs=1e-6)
+    assert program.value == pytest.approx(problem.solve().bound, abs=1e-6)
+
+
+@pytest.mark.parametrize(("method", "words"), [("fixed_point", "fixed-point"), ("nlp", "SLSQP")])
+def test_a_method_that_solves_no_program_says_what_it_does_instead(method, words):
+    problem = _problem("sq", "chi2", None)
+    with pytest.raises(ValueError, match=f"solves no convex program: .*{words}"):
+        problem.formulation(method)
+
+
+def test_the_standard_forms_programs_are_a_declarations_too():
+    q = pb.Posterior(PRIOR)
+    declared = pb.Minimize(mv.first_order(q, RISKS, 300, 0.05, "kl", "kl"))
+    ours = _problem("kl", "kl", None)
+    for method, at in (("exact", {"mu": 0.2}), ("ccp", {"at": "prior"})):
+        mine, reference = declared.formulation(method, **at), ours.formulation(method, **at)
+        _solved(mine), _solved(reference)
+        assert mine.value == pytest.approx(reference.value, abs=1e-7)
+    program = declared.formulation(weights=[1.0, 0.5])  # the general search's
+    assert program.is_dcp()
+    with pytest.raises(ValueError, match='method="cvx"'):
+        declared.formulation("cvx")
