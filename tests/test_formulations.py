@@ -7,22 +7,12 @@ import pytest
 
 import cvxpb as pb
 from cvxpb.ensemble import bounds as mv
+from tests.pairs import PAIRS
 
 pytestmark = pytest.mark.filterwarnings("ignore:Solution may be inaccurate")  # tight tolerances
 
 RISKS = np.random.default_rng(3).uniform(0.05, 0.45, 12)
 PRIOR = np.random.default_rng(4).dirichlet(np.full(12, 2.0))
-PAIRS = [
-    ("linear", "chi2", None),
-    ("sq", "chi2", None),
-    ("kl", "chi2", None),
-    ("kl", "kl", None),
-    ("sq", "kl", None),
-    ("linear", "kl", None),
-    ("catoni", "kl", None),
-    ("kl", "renyi", 3.0),
-    ("sq", "renyi", 1.5),
-]
 
 
 def _problem(distance, divergence, alpha):

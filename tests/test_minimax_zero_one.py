@@ -11,6 +11,7 @@ from cvxpb.minimax import MinimaxClassifier
 from cvxpb.minimax import zero_one as zo
 from cvxpb.minimax.entropies import ZeroOneEntropy
 from cvxpb.minimax.program import minimax_program
+from tests.synthetic import gaussian_classes
 
 
 @settings(max_examples=200, deadline=None)
@@ -29,13 +30,6 @@ def test_threshold_is_the_sum_largest_form_of_eq_30(Z):
     scale = 1 + np.abs(Zt).max(axis=1)
     assert 1 + nu == pytest.approx(ZeroOneEntropy().value(Z), abs=1e-12 * scale.max())
     assert np.all(np.abs(np.maximum(Zt - nu[:, None], 0).sum(axis=1) - 1) <= 1e-9 * scale)
-
-
-def _data(n, classes, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, classes, n)
-    X = rng.normal(size=(n, d)) + 0.8 * np.eye(classes, d)[y]
-    return np.hstack([X, np.ones((n, 1))]), y
 
 
 def _reference(Xa, y, norm, eps, **options):
@@ -60,7 +54,7 @@ CASES = [
 def test_working_sets_reach_the_optimum_of_the_sum_largest_program(norm, eps, options, classes):
     """The certificate brackets the reference optimum (lower <= optimum <= upper) and
     closes to 1e-7 relative; the sub-sample start is used (n > 2 * SUBSAMPLE)."""
-    Xa, y = _data(90, classes)
+    Xa, y = gaussian_classes(90, classes)
     optimum = _reference(Xa, y, norm, eps, **options)
     groups, squared = options.get("groups"), options.get("squared", False)
     old = zo.SUBSAMPLE
@@ -84,7 +78,7 @@ def test_without_a_penalty_no_lower_bound_is_proven(classes):
     """With eps = 0 the dual bound needs M = 0 on every column, which floating point
     cannot prove: the lower bound is -inf (the solver's objective was taken for it
     before) and the status says so; the solution still reaches the optimum."""
-    Xa, y = _data(90, classes)
+    Xa, y = gaussian_classes(90, classes)
     optimum = _reference(Xa, y, "l2", 0.0)
     free = (Xa.shape[1] - 1,)
     A, _, upper, lower = zo.solve_zero_one(Xa, y, classes - 1, "l2", 0.0, free=free)
@@ -97,7 +91,7 @@ def test_without_a_penalty_no_lower_bound_is_proven(classes):
 def test_the_working_set_program_is_a_relaxation():
     """With only each sample's own class the program drops every other class's
     positive part: its value is below the optimum, and U at its A above."""
-    Xa, y = _data(60, 3, seed=1)
+    Xa, y = gaussian_classes(60, 3, seed=1)
     optimum = _reference(Xa, y, "l2", 0.1)
     own = (np.arange(60), y)
     problem, A, _ = zo.working_set_program(Xa, y, own, "l2", 0.1, None, "l2", False, (3,), 2)
@@ -107,7 +101,7 @@ def test_the_working_set_program_is_a_relaxation():
 
 
 def test_the_estimator_uses_the_working_sets_and_states_the_gap():
-    Xa, y = _data(150, 3, seed=2)
+    Xa, y = gaussian_classes(150, 3, seed=2)
     clf = MinimaxClassifier(loss="zero_one", eps=0.1).fit(Xa[:, :-1], y)
     assert clf.status_ == cp.OPTIMAL
     assert 0 <= clf.duality_gap_ <= zo.GAP

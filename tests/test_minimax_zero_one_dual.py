@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from cvxpb.minimax import zero_one as zo
 from cvxpb.minimax import zero_one_dual as dual
 from cvxpb.minimax.program import minimax_program
+from tests.synthetic import gaussian_classes
 
 PENALTIES = [
     ("l2", 0.1, {}),
@@ -51,13 +52,6 @@ def test_transported_weights_are_exactly_in_the_transport_polytope(n, classes, s
         assert np.abs(moved - np.eye(classes)[labels]).max() < 1e-6
 
 
-def _data(n, classes, d=3, seed=0, apart=0.8):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, classes, n)
-    X = rng.normal(size=(n, d)) + apart * np.eye(classes, d)[y]
-    return np.hstack([X, np.ones((n, 1))]), y
-
-
 def _optimum(Xa, y, norm, eps, options):
     problem, _ = minimax_program(Xa, y, "zero_one", norm, eps, free=(Xa.shape[1] - 1,), **options)
     problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
@@ -83,7 +77,7 @@ def test_the_bound_is_below_the_optimum_at_any_dual_point(norm, eps, options, ap
     multipliers mixed with random weights (1e-4 to 0.3 of them); at the optimal
     multipliers it is within 1e-8 of the optimum (a zero weight: -inf or below), and so
     is the working sets' certificate within 1e-7."""
-    Xa, y = _data(60, 3, seed=4, apart=apart)
+    Xa, y = gaussian_classes(60, 3, seed=4, apart=apart)
     free = (Xa.shape[1] - 1,)
     groups, squared = options.get("groups"), options.get("squared", False)
     optimum = _optimum(Xa, y, norm, eps, options)
@@ -109,7 +103,7 @@ def test_the_bound_is_below_the_optimum_at_any_dual_point(norm, eps, options, ap
 def test_the_own_class_weights_prove_zero_and_a_moving_free_column_nothing():
     """``p = e_(y_i)`` makes ``M = 0``: the bound is the fit's floor, 0. A free column
     that is not constant cannot have its moment matched exactly: no bound."""
-    Xa, y = _data(30, 3, seed=1)
+    Xa, y = gaussian_classes(30, 3, seed=1)
     p = np.eye(3)[y]
     spec = ("l2", 0.1, None, "l2", False)
     assert dual.lower_bound(Xa, y, 2, p, *spec, (3,), 1.0) == pytest.approx(0.0, abs=1e-300)

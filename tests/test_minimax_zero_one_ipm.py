@@ -13,13 +13,7 @@ from cvxpb.minimax import MinimaxClassifier
 from cvxpb.minimax import zero_one as zo
 from cvxpb.minimax import zero_one_dual as dual
 from cvxpb.minimax import zero_one_ipm as ipm
-
-
-def _data(n, classes, d=3, seed=0, apart=0.8, intercept=True):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, classes, n)
-    X = rng.normal(size=(n, d)) + apart * np.eye(classes, d)[y]
-    return (np.hstack([X, np.ones((n, 1))]) if intercept else X), y
+from tests.synthetic import gaussian_classes
 
 
 def _working_set(y, classes, density, rng):
@@ -79,7 +73,7 @@ def test_the_interior_point_method_reaches_clarabels_optimum(
     Clarabel's optimum, and on every pair (where the program is eq. (21) itself) the
     proven bound at its multipliers is below that optimum and within 1e-7 of it."""
     rng = np.random.default_rng(seed)
-    Xa, y = _data(n, classes, seed=seed, intercept=intercept, apart=apart)
+    Xa, y = gaussian_classes(n, classes, seed=seed, intercept=intercept, apart=apart)
     T, free = classes - 1, ((Xa.shape[1] - 1,) if intercept else ())
     pairs = _working_set(y, classes, density, rng)
     assume(not intercept or _intercepts_pinned(y, pairs, classes))  # else the next test
@@ -116,7 +110,7 @@ def test_a_working_set_whose_minimizers_run_off_goes_to_clarabel():
     sample of its own alone, so its intercept falls at no cost. The method's iterates
     follow it (``A`` grows past 1e6) and it stops with ``None``; the round goes to
     Clarabel, whose value is the program's optimum (a bisection at its ``A``)."""
-    Xa, y = _data(5, 3, seed=32542)
+    Xa, y = gaussian_classes(5, 3, seed=32542)
     pairs = _working_set(y, 3, 0.6, np.random.default_rng(32542))
     free, T, eps = (Xa.shape[1] - 1,), 2, 3.0
     assert not _intercepts_pinned(y, pairs, 3)
@@ -135,7 +129,7 @@ def test_the_reduced_newton_step_solves_the_whole_system():
     system (every variable, the linear constraints' ``lambda / g`` and the cones' barrier
     Hessian) solved densely, at a random interior point with random multipliers."""
     rng = np.random.default_rng(0)
-    Xa, y = _data(7, 3, seed=1)
+    Xa, y = gaussian_classes(7, 3, seed=1)
     T, d, n = 2, 4, 7
     pairs = _working_set(y, 3, 0.6, rng)
     program = ipm._Program(Xa, y, pairs, np.array([0.1, 0.3]), (3,), T)
@@ -202,7 +196,7 @@ def test_weights_per_row_and_rows_penalized_to_zero(eps):
     """Different weights per row, and a weight so large the optimal rows vanish, where
     the smoothed penalty is least smooth: the working sets still close their certificate
     and match the reference optimum."""
-    Xa, y = _data(70, 4, seed=3)
+    Xa, y = gaussian_classes(70, 4, seed=3)
     free = (Xa.shape[1] - 1,)
     optimum = _clarabel(Xa, y, np.nonzero(np.ones((70, 4), dtype=bool)), eps, free, 3)
     assert optimum is not None  # the reference reached "optimal"
@@ -213,7 +207,7 @@ def test_weights_per_row_and_rows_penalized_to_zero(eps):
 
 
 def test_the_estimator_names_the_interior_point_route():
-    Xa, y = _data(150, 3, seed=2)
+    Xa, y = gaussian_classes(150, 3, seed=2)
     clf = MinimaxClassifier(loss="zero_one", eps=0.1).fit(Xa[:, :-1], y)
     assert clf.route_ == "working sets, interior point"
     assert clf.status_ == cp.OPTIMAL
@@ -222,7 +216,7 @@ def test_the_estimator_names_the_interior_point_route():
 
 def test_a_program_the_method_does_not_take_goes_to_clarabel():
     """The squared penalty, a zero weight and too few iterations all take Clarabel."""
-    Xa, y = _data(60, 3, seed=5)
+    Xa, y = gaussian_classes(60, 3, seed=5)
     free = (Xa.shape[1] - 1,)
     for norm, eps, squared in (("l2", 0.1, True), ("l2", [0.1, 0.0], False), ("linf", 0.1, False)):
         used = []
@@ -236,7 +230,7 @@ def test_a_program_the_method_does_not_take_goes_to_clarabel():
 
 def test_a_stalled_method_hands_its_working_set_to_clarabel(monkeypatch):
     monkeypatch.setattr(ipm, "MAX_ITER", 2)
-    Xa, y = _data(60, 3, seed=6)
+    Xa, y = gaussian_classes(60, 3, seed=6)
     free = (Xa.shape[1] - 1,)
     assert _solve(Xa, y, np.nonzero(np.ones((60, 3), dtype=bool)), 0.1, free, 2) is None
     used = []
@@ -253,7 +247,7 @@ def test_an_open_certificate_is_settled_by_clarabel(monkeypatch):
         return np.zeros((T, Xa.shape[1])), np.eye(T + 1)[labels], 1
 
     monkeypatch.setattr(ipm, "solve", poor)
-    Xa, y = _data(60, 3, seed=7)
+    Xa, y = gaussian_classes(60, 3, seed=7)
     free = (Xa.shape[1] - 1,)
     used = []
     _, _, upper, lower = zo.solve_zero_one(Xa, y, 2, "l2", 0.1, free=free, used=used)

@@ -11,23 +11,14 @@ import pytest
 import cvxpb as pb
 from cvxpb.engine.methods import METHODS, refusals, register_method, unregister_method
 from cvxpb.ensemble import bounds as mv
+from tests.pairs import PAIRS
 from tests.users_own import AtThePrior, MyChi2, MyKL
 
 RISKS = np.random.default_rng(5).uniform(0.05, 0.45, 25)
 PRIOR = np.random.default_rng(6).dirichlet(np.ones(25))
-CASES = [
-    ("linear", "chi2", None),
-    ("sq", "chi2", None),
-    ("kl", "chi2", None),
-    ("kl", "kl", None),
-    ("sq", "kl", None),
-    ("linear", "kl", None),
-    ("catoni", "kl", None),
-    ("kl", "renyi", 3.0),
-]
 
 
-@pytest.mark.parametrize(("distance", "divergence", "alpha"), CASES)
+@pytest.mark.parametrize(("distance", "divergence", "alpha"), PAIRS)
 def test_the_first_order_bound_reaches_exact_and_it_equals_the_general_search(
     distance, divergence, alpha
 ):

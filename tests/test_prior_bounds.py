@@ -25,14 +25,12 @@ from cvxpb.svm.prior_bounds import (
     svm_pac_bayes_bound,
 )
 from tests.brute_force import kl_upper
+from tests.synthetic import labelled_blobs
 
 
 @pytest.fixture(scope="module")
 def blobs():
-    rng = np.random.default_rng(0)
-    y = np.where(rng.random(300) < 0.5, 1, -1)
-    X = rng.normal(size=(300, 3)) + 1.2 * y[:, None]
-    return X, y
+    return labelled_blobs(300, 0, 1.2, d=3)
 
 
 def test_linear_margins_are_the_augmented_cosines(blobs):

@@ -19,6 +19,7 @@ from cvxpb.svm.prior_qp import (
     recover_eta,
 )
 from cvxpb.svm.prior_svm import EtaPriorSVM, PriorSVM
+from tests.synthetic import labelled_blobs
 
 
 @pytest.fixture(scope="module")
@@ -132,9 +133,7 @@ def test_scikit_learn_common_checks(estimator, check):
 
 @pytest.fixture(scope="module")
 def blobs():
-    rng = np.random.default_rng(2)
-    y = np.where(rng.random(240) < 0.5, 1, -1)
-    return rng.normal(size=(240, 2)) + 1.5 * y[:, None], y
+    return labelled_blobs(240, 2, 1.5)
 
 
 def test_prior_svm_solvers_agree_and_the_bound_is_valid(blobs):

@@ -6,6 +6,7 @@ from joblib import parallel_config
 from sklearn.dummy import DummyClassifier
 
 from cvxpb.svm.family import fit_family, sigest
+from tests.synthetic import labelled_blobs
 
 
 def test_sigest_scales_as_one_over_squared_length():
@@ -18,14 +19,8 @@ def test_sigest_on_two_points_at_unit_distance():
     assert sigest(X, random_state=0) == 1.0  # every nonzero squared distance is 1
 
 
-def blobs(n, seed, separation):
-    rng = np.random.default_rng(seed)
-    y = np.where(rng.random(n) < 0.5, 1, -1)
-    return rng.normal(size=(n, 2)) + separation * y[:, None], y
-
-
 def test_risks_are_validation_frequencies():
-    X, y = blobs(200, 0, separation=4.0)
+    X, y = labelled_blobs(200, 0, separation=4.0)
     fam = fit_family(X, y, [1e-4, 1e-2, 1.0], random_state=0)
     assert fam.m == 100 and fam.risks.shape == (3,)
     assert np.allclose(fam.risks * fam.m, np.round(fam.risks * fam.m))  # multiples of 1/m
@@ -54,7 +49,7 @@ def test_bad_split_is_a_value_error():
 
 def test_dask_backend_gives_the_same_family():
     distributed = pytest.importorskip("distributed")
-    X, y = blobs(120, 2, separation=1.0)
+    X, y = labelled_blobs(120, 2, separation=1.0)
     lambdas = np.geomspace(1e-4, 1, 6)
     local = fit_family(X, y, lambdas, random_state=3)
     with (

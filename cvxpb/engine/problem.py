@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from cvxpb.engine.result import Certificate, Result
+from cvxpb.engine.solvable import Solvable
 from cvxpb.numerics.constants import CONSTANTS, check_sample_size
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
@@ -40,8 +41,12 @@ class StandardForm(NamedTuple):
     problem: BoundProblem
 
 
-class BoundProblem:
+class BoundProblem(Solvable):
     """Minimize a PAC-Bayes bound over posteriors ``q`` on ``H`` classifiers.
+
+    The short way to write the declaration of one bound of the Gibbs risk and a
+    divergence (:meth:`declaration`), and that declaration's standard form: the problem
+    the methods derived for one bound take.
 
     Parameters
     ----------
@@ -150,6 +155,8 @@ class BoundProblem:
             + (f", alpha={self.alpha:g}" if self._order_is_chosen() else "")
             + f", constants={self.constants!r})"
         )
+
+    program_method = "cvx"  # formulation()'s default: the SOCP of the linear chi2 bound
 
     def _order_is_chosen(self) -> bool:
         """Whether the divergence's order is the user's to choose (Renyi's): its term
@@ -541,70 +548,6 @@ class BoundProblem:
             message=message,
             **fields,
         )
-
-    def methods(self) -> list[str]:
-        """List the methods of solution that apply to this problem.
-
-        Returns
-        -------
-        list of str
-            In the order :meth:`compare` runs them (:func:`cvxpb.engine.methods.applicable`).
-        """
-        from cvxpb.engine.methods import applicable
-
-        return applicable(self)
-
-    @one_blas_thread
-    def compare(self, methods=None, options: dict | None = None):
-        """Run every applicable method side by side.
-
-        Parameters
-        ----------
-        methods : sequence of str, optional
-            Default: every method of :meth:`methods`.
-        options : dict, optional
-            Keyword arguments per method, e.g. ``{"nlp": {"max_seconds": 30}}``.
-
-        Returns
-        -------
-        cvxpb.engine.compare.Comparison
-            One row per method (:func:`cvxpb.engine.compare.compare`).
-        """
-        from cvxpb.engine.compare import compare
-
-        return compare(self, methods, options)
-
-    # -- teaching ----------------------------------------------------------
-
-    def formulation(self, method: str = "cvx", **at):
-        """Give the convex program ``method`` solves, as a CVXPY problem.
-
-        Parameters
-        ----------
-        method : str, default="cvx"
-            A method that accepts the problem: ``cvx`` and ``closed_form`` the SOCP
-            (the linear-distance chi2 bound, eq. 8, with parameters: DPP); ``ccp`` its
-            subproblem at an iterate (``at=``); ``exact`` the program at ``mu=`` whose
-            minimizers its family traces; ``declared`` the scalarized program at
-            ``weights=``.
-        **at
-            Where the program is taken, as the method states it.
-
-        Returns
-        -------
-        cvxpy.Problem
-            The program, DCP.
-
-        Raises
-        ------
-        ValueError
-            For a method that refuses the problem, or one that solves no convex
-            program (``fixed_point``, ``nlp``), saying what it does instead.
-        """
-        from cvxpb.engine.methods import METHODS
-
-        check_choice(method, "method", METHODS)
-        return METHODS[method].formulation(self, **at)
 
     def explain(self) -> str:
         """Explain the bound as a convex program.

@@ -16,6 +16,7 @@ from cvxpb.engine.declare.standard import standard_form
 from cvxpb.engine.declare.terms import GibbsRisk
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.engine.result import Certificate, Result
+from cvxpb.engine.solvable import Solvable
 from cvxpb.numerics.tolerances import gap_goal, nudge
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_distribution, real_array
@@ -60,7 +61,7 @@ class Found:
     terms: int
 
 
-class Minimize:
+class Minimize(Solvable):
     """The least value of a declared bound over the posterior.
 
     ``bound`` is built from posterior terms (:func:`cvxpb.gibbs_risk`,
@@ -123,36 +124,6 @@ class Minimize:
     def _value(self, q) -> float:
         """The declared formula at ``q``, rounded up (above 1 where it is vacuous)."""
         return float(self.bound.evaluate(Values(q), +1))
-
-    def formulation(self, method: str = "declared", **at):
-        """Give the convex program ``method`` solves, as a CVXPY problem.
-
-        Parameters
-        ----------
-        method : str, default="declared"
-            A method of :meth:`methods`: ``declared`` gives the scalarized program at
-            ``weights=`` (:meth:`scalarized`); the methods derived for one bound give
-            their program of the :meth:`standard_form`'s problem
-            (:meth:`cvxpb.BoundProblem.formulation`; a positive factor of the bound
-            does not move its minimizers).
-        **at
-            Where the program is taken, as the method states it.
-
-        Returns
-        -------
-        cvxpy.Problem
-            The program, DCP.
-
-        Raises
-        ------
-        ValueError
-            For a method that refuses the declaration or solves no convex program.
-        """
-        from cvxpb.engine.methods import METHODS
-        from cvxpb.validation import check_choice
-
-        check_choice(method, "method", METHODS)
-        return METHODS[method].formulation(self, **at)
 
     def scalarized(self, weights=None):
         """The convex program the search solves at given weights of the terms.
@@ -321,40 +292,6 @@ class Minimize:
         from cvxpb.engine.methods import run
 
         return run(self, method, solver, verbose, options)
-
-    def methods(self) -> list[str]:
-        """List the methods that accept this declaration, in the order :meth:`compare` runs them.
-
-        Returns
-        -------
-        list of str
-            Names of :data:`cvxpb.engine.methods.METHODS` (``declared`` always;
-            :func:`cvxpb.engine.methods.refusals` says why the others refuse).
-        """
-        from cvxpb.engine.methods import applicable
-
-        return applicable(self)
-
-    @one_blas_thread
-    def compare(self, methods=None, options: dict | None = None):
-        """Run every method that accepts this declaration side by side.
-
-        Parameters
-        ----------
-        methods : sequence of str, optional
-            Default: every method of :meth:`methods`.
-        options : dict, optional
-            Keyword arguments per method, e.g. ``{"nlp": {"max_seconds": 30}}``.
-
-        Returns
-        -------
-        cvxpb.engine.compare.Comparison
-            One row per method, against the certified optimum
-            (:func:`cvxpb.engine.compare.compare`).
-        """
-        from cvxpb.engine.compare import compare
-
-        return compare(self, methods, options)
 
     def kkt_residual(self, q) -> float:
         """Measure how far ``q`` is from a KKT point of the bound on the simplex.

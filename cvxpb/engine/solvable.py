@@ -1,0 +1,89 @@
+"""What every problem offers: the methods that accept it, all of them side by side, and
+the convex program each solves (:class:`cvxpb.BoundProblem` and :class:`cvxpb.Minimize`
+alike, through the one registry of :mod:`cvxpb.engine.methods`)."""
+
+from __future__ import annotations
+
+from cvxpb.threads import one_blas_thread
+from cvxpb.validation import check_choice
+
+
+class Solvable:
+    """A problem the registry's methods solve.
+
+    Attributes
+    ----------
+    program_method : str
+        The method whose program :meth:`formulation` gives by default (``cvx`` for a
+        :class:`cvxpb.BoundProblem`, ``declared`` for a declaration).
+    """
+
+    program_method = "declared"
+
+    def methods(self) -> list[str]:
+        """List the methods that accept this problem, in the order :meth:`compare` runs them.
+
+        Returns
+        -------
+        list of str
+            Names of :data:`cvxpb.engine.methods.METHODS` (``declared`` always;
+            :func:`cvxpb.engine.methods.refusals` says why the others refuse).
+        """
+        from cvxpb.engine.methods import applicable
+
+        return applicable(self)
+
+    @one_blas_thread
+    def compare(self, methods=None, options: dict | None = None):
+        """Run every method that accepts this problem side by side.
+
+        Parameters
+        ----------
+        methods : sequence of str, optional
+            Default: every method of :meth:`methods`.
+        options : dict, optional
+            Keyword arguments per method, e.g. ``{"nlp": {"max_seconds": 30}}``.
+
+        Returns
+        -------
+        cvxpb.engine.compare.Comparison
+            One row per method, against the certified optimum
+            (:func:`cvxpb.engine.compare.compare`).
+        """
+        from cvxpb.engine.compare import compare
+
+        return compare(self, methods, options)
+
+    def formulation(self, method: str | None = None, **at):
+        """Give the convex program ``method`` solves, as a CVXPY problem.
+
+        Parameters
+        ----------
+        method : str, optional
+            A method of :meth:`methods` (:attr:`program_method` by default): ``cvx``
+            and ``closed_form`` give the SOCP (the linear-distance chi2 bound, eq. 8,
+            with parameters: DPP); ``ccp`` its subproblem at an iterate (``at=``);
+            ``exact`` the program at ``mu=`` whose minimizers its family traces;
+            ``declared`` the scalarized program at ``weights=``
+            (:meth:`cvxpb.Minimize.scalarized`). A declaration reaches the methods
+            derived for one bound through its standard form (a positive factor of the
+            bound does not move its minimizers).
+        **at
+            Where the program is taken, as the method states it.
+
+        Returns
+        -------
+        cvxpy.Problem
+            The program, DCP.
+
+        Raises
+        ------
+        ValueError
+            For a method that refuses the problem, or one that solves no convex
+            program (``fixed_point``, ``nlp``), saying what it does instead.
+        """
+        from cvxpb.engine.methods import METHODS
+
+        method = self.program_method if method is None else method
+        check_choice(method, "method", METHODS)
+        return METHODS[method].formulation(self, **at)
