@@ -23,3 +23,33 @@ autodoc_default_options = {
 }
 html_static_path = ["_static"]
 html_css_files = ["ledger.css"]
+
+
+def _protocol_table():
+    """The directive ``.. protocol-table:: divergence`` (or ``distance``): the members
+    the package states in :mod:`cvxpb.pac_bayes.protocol`, as a table, so the page
+    cannot fall behind the code."""
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+    from docutils.statemachine import StringList
+
+    class ProtocolTable(Directive):
+        required_arguments = 1
+
+        def run(self):
+            from cvxpb.pac_bayes import protocol
+
+            members = {
+                "divergence": protocol.DIVERGENCE_MEMBERS,
+                "distance": protocol.DISTANCE_MEMBERS,
+            }[self.arguments[0]]
+            holder = nodes.container()
+            lines = StringList(protocol.table(members).splitlines(), "protocol")
+            self.state.nested_parse(lines, self.content_offset, holder)
+            return holder.children
+
+    return ProtocolTable
+
+
+def setup(app):
+    app.add_directive("protocol-table", _protocol_table())

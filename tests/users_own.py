@@ -105,3 +105,15 @@ class AtThePrior(Method):
         return problem.result_from_posterior(
             prior, method=self.name, status="feasible", seconds=0.0, iterations=0
         )
+
+
+def first_order_mcallester(statistics):
+    """A majority-vote bound of one's own, declared with the public atoms: twice
+    McAllester's bound on the Gibbs risk, ``2 (L + sqrt((KL + ln(2 sqrt(n)/delta)) / (2n)))``
+    (Germain et al., 2015, first-order; McAllester, 1999). ``statistics`` is the fitted
+    vote's :class:`cvxpb.ensemble.registry.Statistics`."""
+    import cvxpb as pb
+
+    q, n, delta = statistics.q, statistics.n_gibbs, statistics.delta
+    L, K = pb.gibbs_risk(q, statistics.risks), pb.KL(q)
+    return 2 * (L + pb.sqrt((K + math.log(2 * math.sqrt(n) / delta)) / (2 * n)))

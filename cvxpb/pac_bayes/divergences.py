@@ -46,9 +46,11 @@ _LEAST_NORMAL = 2.3e-308  # a product below this may have lost its digits to und
 class Divergence:
     """The protocol of a divergence ``D(q || p)``; see the module's text.
 
-    A subclass supplies what the engines it is used with ask for (the docs' page
-    "Adding a divergence or a distance" says which); the defaults here are those of a
-    divergence that is its own core and its own bound argument. A subclass may also
+    A subclass, or any object with the members of
+    :data:`cvxpb.pac_bayes.protocol.DIVERGENCE_MEMBERS` (adopted by
+    :func:`as_divergence`), supplies what the engines it is used with ask for; the
+    defaults here are those of a divergence that is its own core and its own bound
+    argument. A subclass may also
     define ``linear_min(p, g, mu)``, the closed-form minimum of ``g @ q + mu core(q)``
     over the simplex with a lower bound (see :meth:`KLDivergence.linear_min`); without
     it the declared engine solves those programs with CVXPY and certifies them by the
