@@ -188,3 +188,30 @@ def test_no_engine_module_asks_a_concept_for_its_class():
         assert _concept_checks(sample) == [("_probe_isinstance.py", 1)]
     finally:
         sample.unlink()
+
+
+def test_the_estimators_take_a_users_divergence_not_subclassing_ours():
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+
+    from cvxpb.ensemble.classifier import MajorityVoteClassifier
+    from cvxpb.svm.stochastic import StochasticSVM
+
+    X, y = make_classification(n_samples=200, n_features=6, random_state=0)
+    svm = {
+        d: StochasticSVM(divergence=d, distance="linear", lambdas=[0.1, 1.0, 10.0], random_state=0)
+        for d in (MyChi2(), "chi2")
+    }
+    mine, ours = (model.fit(X, y).result_.bound for model in svm.values())
+    assert mine == pytest.approx(ours, abs=1e-12)
+
+    def vote(divergence):
+        forest = RandomForestClassifier(n_estimators=10, random_state=0)
+        model = MajorityVoteClassifier(forest, "first_order", divergence, random_state=0)
+        return model.fit(X, y).result_
+
+    mine, ours = vote(MyKL()), vote("kl")
+    assert mine.bound == pytest.approx(ours.bound, abs=1e-7)
+    # each certificate holds against the other's minimum
+    assert mine.certificate.lower_bound <= ours.bound
+    assert ours.certificate.lower_bound <= mine.bound
