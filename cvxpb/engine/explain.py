@@ -63,7 +63,12 @@ def explain(problem) -> str:
         from cvxpb.engine.declare import Minimize
 
         return "\n".join(
-            [repr(problem), "", "bound: as declared", Minimize(problem.declaration()).explain()]
+            [
+                repr(problem),
+                "",
+                "bound: as declared",
+                Minimize(problem.declaration()).explain(False),
+            ]
         )
     q = cp.Variable(problem.H, nonneg=True, name="q")
     terms = _terms(problem, q)

@@ -173,7 +173,9 @@ class BoundProblem(Solvable):
         """
         from cvxpb.engine.declare import Minimize
 
-        return Minimize(self.declaration())
+        declared = Minimize(self.declaration())
+        declared.use_standard_form(StandardForm(1.0, self))  # this problem, not a rebuilt one
+        return declared
 
     def report_search(self, found, tol: float = 1e-7, rtol=None) -> Result:
         """Make this problem's Result of what the declared search found.

@@ -163,8 +163,15 @@ class Minimize(Solvable):
         search = ParetoSearch(self.bound, self.terms, self.signs)
         return search.program(list(zip(self.terms, weights.tolist(), strict=True)))[0]
 
-    def explain(self) -> str:
+    def explain(self, standard_form: bool = True) -> str:
         """Explain the declaration: its terms, the composition rule and the method.
+
+        Parameters
+        ----------
+        standard_form : bool, default=True
+            Also explain the standard form, where the declaration has one
+            (:meth:`cvxpb.BoundProblem.explain`, which gives this account for a bound
+            of a user's distance or divergence, asks without).
 
         Returns
         -------
@@ -193,6 +200,17 @@ class Minimize(Solvable):
             "(quadratic forms either way, through their convex minorant): OK"
         )
         lines.append(f"method: {self._method_note()}")
+        form = self.standard_form() if standard_form else None
+        if form is not None:  # the methods derived for one bound take it too
+            from cvxpb.engine.methods import default_method
+
+            lines += [
+                f"standard form: {form.scale:g} x one bound of the Gibbs risk and a "
+                f"divergence; solve() takes method {default_method(self, {})!r} by "
+                "default (method='declared' is the search above), and these methods "
+                "accept it: " + ", ".join(self.methods()),
+                *("  " + line for line in form.problem.explain().splitlines()),
+            ]
         return "\n".join(lines)
 
     def _loan_note(self, term) -> str:
@@ -339,6 +357,19 @@ class Minimize(Solvable):
             self._standard = standard_form(self.bound)
         return self._standard
 
+    def use_standard_form(self, form) -> None:
+        """Take ``form`` as this declaration's standard form, instead of recognizing one.
+
+        A :class:`cvxpb.BoundProblem` that declares itself gives itself, so that its
+        methods and its declaration's report the same Result.
+
+        Parameters
+        ----------
+        form : cvxpb.engine.problem.StandardForm
+            The scale and the problem; its bound must be this declaration's.
+        """
+        self._standard = form
+
     def from_standard_form(self, form, result: Result) -> Result:
         """Report a method's Result on the standard form as this declaration's.
 
@@ -356,10 +387,12 @@ class Minimize(Solvable):
         Returns
         -------
         Result
-            The declaration's Result; a failed one (no posterior) as it is.
+            The declaration's Result; the method's itself, built once, where the scale is
+            1 (the same bound, evaluated and rounded outward by the standard form) or
+            where it found no posterior.
         """
         q = result.posterior
-        if not np.all(np.isfinite(q)):
+        if form.scale == 1 or not np.all(np.isfinite(q)):
             return result
         certificate = result.certificate
         if certificate is not None:  # scaled, rounded down; clipped and its gap reset below
@@ -505,6 +538,9 @@ class Minimize(Solvable):
         """
         if found.terms == 0:
             return _constant_result(found.value)
+        form = self.standard_form()
+        if form is not None and form.scale == 1:  # reported as its methods report it
+            return form.problem.report_search(found, tol, rtol)
         parameter = "mu" if found.terms == 2 else None  # one program, or several weights
         result = self.result_from_posterior(  # the formula at the posterior, as value_at
             found.q,

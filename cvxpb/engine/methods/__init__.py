@@ -14,17 +14,17 @@ from collections.abc import Mapping
 
 from cvxpb.engine.methods.method import Method, ModuleMethod
 
-_REGISTERED = {
-    name: ModuleMethod(name, module)
-    for name, module in {
-        "exact": "exact",
-        "cvx": "cvx",
-        "closed_form": "closed_form",
-        "ccp": "ccp_bounds",
-        "fixed_point": "fixed_point",
-        "nlp": "nlp",
-        "declared": "declared",
-    }.items()
+_REGISTERED = {  # name -> the method; whether it certifies is known before its import
+    name: ModuleMethod(name, module, certifies)
+    for name, module, certifies in (
+        ("exact", "exact", True),
+        ("cvx", "cvx", False),
+        ("closed_form", "closed_form", False),
+        ("ccp", "ccp_bounds", False),
+        ("fixed_point", "fixed_point", False),
+        ("nlp", "nlp", False),
+        ("declared", "declared", True),
+    )
 }
 
 
@@ -224,11 +224,11 @@ def default_method(problem, options) -> str:
         ``exact`` where it applies (a bound of one Gibbs risk and a divergence with a
         family), else ``declared``.
     """
-    for name, method in _REGISTERED.items():
-        allowed = method.options()
-        takes = allowed is None or set(options) <= allowed
-        if method.certifies and takes and method.accepts(problem):
-            return name
+    for name, method in _REGISTERED.items():  # no module is imported for the others
+        if method.certifies and method.accepts(problem):
+            allowed = method.options()
+            if allowed is None or set(options) <= allowed:
+                return name
     return "declared"
 
 

@@ -12,7 +12,6 @@ checking each other checks the engine. The problem reports what the search found
 
 from __future__ import annotations
 
-CERTIFIES = True  # a proven lower bound on the minimum
 TAKES_DECLARATIONS = True  # every problem, not only one bound's standard form
 HANDLES = "searches any declaration"
 

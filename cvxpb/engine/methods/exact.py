@@ -32,9 +32,6 @@ FRONTIER_CHUNK = 4096  # intervals whose frontier pairs are built at once
 MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, "max_rounds"
 
 
-CERTIFIES = True  # a proven lower bound on the minimum: the reference of compare()
-
-
 HANDLES = "searches the divergence's family of optimal posteriors"
 FALLBACK = "declared"
 

@@ -180,7 +180,7 @@ class ModuleMethod(Method):
     """One of our methods, whose module is imported the first time it is asked.
 
     The module gives ``solve``, and where it has them ``refusal``, ``HANDLES``,
-    ``FALLBACK``, ``CERTIFIES``, ``solver_options``, ``further_options``,
+    ``FALLBACK``, ``solver_options``, ``further_options``,
     ``PASSES_OPTIONS`` and ``formulation``. Unless its ``TAKES_DECLARATIONS`` is true,
     the module solves :class:`cvxpb.BoundProblem` alone: a declaration reaches it
     through its standard form, and its Result is reported as the declaration's.
@@ -191,10 +191,14 @@ class ModuleMethod(Method):
         The method's word.
     module : str
         The module's name in :mod:`cvxpb.engine.methods`.
+    certifies : bool
+        Whether it proves a lower bound on the minimum, known without importing the
+        module, so that choosing a method imports no module it does not take.
     """
 
-    def __init__(self, name: str, module: str):
-        self.name, self._module_name = name, module
+    def __init__(self, name: str, module: str, certifies: bool):
+        self.name, self._module_name, self._certifies = name, module, certifies
+        self._options = ()  # not yet read off the module
 
     @property
     def module(self):
@@ -211,7 +215,7 @@ class ModuleMethod(Method):
 
     @property
     def certifies(self) -> bool:
-        return getattr(self.module, "CERTIFIES", False)
+        return self._certifies
 
     def _declarations(self) -> bool:
         return getattr(self.module, "TAKES_DECLARATIONS", False)
@@ -238,10 +242,13 @@ class ModuleMethod(Method):
         return problem.from_standard_form(form, self.module.solve(form.problem, **options))
 
     def options(self):
-        if getattr(self.module, "PASSES_OPTIONS", False):
-            return None
-        further = getattr(self.module, "further_options", set)
-        return _keywords(self.module.solve) | further()
+        if self._options == ():  # read once: inspecting a signature takes 50 us
+            if getattr(self.module, "PASSES_OPTIONS", False):
+                self._options = None
+            else:
+                further = getattr(self.module, "further_options", set)
+                self._options = frozenset(_keywords(self.module.solve) | further())
+        return self._options
 
     def solver_options(self, solver, verbose: bool) -> dict:
         if not hasattr(self.module, "solver_options"):
