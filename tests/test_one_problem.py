@@ -235,3 +235,22 @@ def test_a_bound_problem_is_its_declarations_solve_the_same_result(distance, div
             dataclasses.astuple(r.certificate) if r.certificate else None for r in (short, long)
         )
         assert next(fields) == next(fields), method
+
+
+def test_a_union_bound_is_a_problem_too():
+    errors = (np.random.default_rng(0).random((400, 4)) < 0.2).astype(float)
+    q = pb.Posterior.uniform(4)
+    union = pb.Minimize(mv.chebyshev_cantelli_tnd(q, errors.mean(0), 400, errors))
+    assert union.methods() == ["declared"] and union.standard_form() is None
+    best = union.solve()
+    assert list(union.compare()["method"]) == ["declared"]
+    with pytest.raises(ValueError, match=r"problem.parts\[k\].formulation"):
+        union.formulation()
+    assert union.parts[0].formulation(weights=[1.0] * len(union.parts[0].terms)).is_dcp()
+    method = register_method(AtThePrior())
+    try:
+        assert union.methods() == ["declared", "at_the_prior"]
+        at_prior = union.solve("at_the_prior")
+        assert at_prior.bound == union.value_at(q.prior) >= best.bound
+    finally:
+        unregister_method(method.name)

@@ -17,13 +17,14 @@ import time
 
 from cvxpb.engine.declare.checks import check_tolerances, one_posterior
 from cvxpb.engine.declare.expressions import DeclarationError
+from cvxpb.engine.solvable import Solvable
 from cvxpb.numerics.tolerances import gap_goal
 from cvxpb.threads import one_blas_thread
 
 STATUS_STRENGTH = ("local", "optimal_inaccurate", "optimal")  # weakest first
 
 
-class LeastOf:
+class LeastOf(Solvable):
     """The least of several declared bounds over one posterior (``Minimize`` of a tuple).
 
     Built by ``Minimize`` from a tuple of declarations, one ``Minimize`` per part.
@@ -87,15 +88,75 @@ class LeastOf:
             lines += ["  " + line for line in part.explain().splitlines()]
         return "\n".join(lines)
 
-    def methods(self) -> list[str]:
-        """List the methods that accept a union bound: the declared search alone.
+    def standard_form(self):
+        """Give no standard form: the least of several bounds is not one bound.
 
         Returns
         -------
-        list of str
-            ``["declared"]``.
+        None
+            The methods derived for one bound refuse it.
         """
-        return ["declared"]
+        return None
+
+    def declared(self) -> LeastOf:
+        """Give the declaration the general search takes: this one.
+
+        Returns
+        -------
+        LeastOf
+            ``self``.
+        """
+        return self
+
+    def scalarized(self, weights=None):
+        """Refuse: each part has its scalarized programs, the union none of its own.
+
+        Parameters
+        ----------
+        weights : sequence of float, optional
+            Unused.
+
+        Raises
+        ------
+        ValueError
+            Pointing at the parts' programs.
+        """
+        raise ValueError(
+            "the least of several bounds searches each part on its own: ask a part for its "
+            "program, problem.parts[k].formulation(weights=...)"
+        )
+
+    def kkt_residual(self, q) -> float:
+        """Measure no KKT residual: the least of several bounds is not differentiable.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        float
+            NaN.
+        """
+        return math.nan
+
+    def result_from_posterior(self, q, **fields):
+        """Build the Result at ``q``: the part whose bound is least there.
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A distribution over the voters.
+        **fields
+            The Result's other fields (method, status, seconds, iterations, ...).
+
+        Returns
+        -------
+        Result
+            That part's Result at ``q``.
+        """
+        return min((part.result_from_posterior(q, **fields) for part in self.parts), key=_bound)
 
     @one_blas_thread
     def solve(
@@ -122,8 +183,9 @@ class LeastOf:
 
         Parameters
         ----------
-        method : {"declared"} or None, default="declared"
-            The general search, the one method that takes a union bound.
+        method : str or None, default="declared"
+            The general search, the one method of ours that takes a union bound; a
+            method registered from outside that accepts it runs through the registry.
         tol : float, default=1e-7
             The absolute gap, as for :meth:`cvxpb.Minimize.search` (each part's and the
             union's).
@@ -143,10 +205,10 @@ class LeastOf:
             The chosen part's bound and posterior; the certificate, status, seconds and
             programs (``iterations``) are the union's.
         """
-        if method not in (None, "declared"):
-            raise ValueError(
-                f"method must be 'declared' for the least of several bounds, got {method!r}"
-            )
+        if method not in (None, "declared"):  # a method of the registry: one of the user's
+            from cvxpb.engine.methods import run
+
+            return run(self, method, None, False, {})
         check_tolerances(tol, rtol, max_solves)
         how = {"max_solves": max_solves, "solver": solver}
         if len(self.parts) == 1:
@@ -200,6 +262,10 @@ class LeastOf:
             )
             best = min(best, results[k].bound)
         return results
+
+
+def _bound(result) -> float:
+    return result.bound
 
 
 def _or_inf(value) -> float:
