@@ -57,7 +57,10 @@ def test_other_declarations_go_to_the_general_search_and_say_why():
     assert tandem.methods() == ["declared"] and tandem.standard_form() is None
     why = refusals(tandem)
     assert set(why) == set(METHODS) - {"declared"}
-    assert all("not one PAC-Bayes bound of a Gibbs risk" in line for line in why.values())
+    searches = {"vertex", "weight"}  # of three terms or more: the tandem bound has two
+    assert all("2 terms; the Pareto search (declared)" in why[m] for m in searches)
+    standard = set(why) - searches
+    assert all("not one PAC-Bayes bound of a Gibbs risk" in why[m] for m in standard)
     with pytest.raises(ValueError, match='method="exact" .*not one PAC-Bayes bound'):
         tandem.solve(method="exact")
     assert tandem.solve().method == "declared"
@@ -254,3 +257,19 @@ def test_a_union_bound_is_a_problem_too():
         assert at_prior.bound == union.value_at(q.prior) >= best.bound
     finally:
         unregister_method(method.name)
+
+
+def test_the_searches_of_three_terms_are_methods_of_their_own():
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 2, 300)
+    votes = np.where(rng.random((300, 8)) < 0.3, 1 - truth[:, None], truth[:, None])
+    risks = (votes != truth[:, None]).mean(axis=0)
+    c_bound = pb.Minimize(mv.c_bound(pb.Posterior.uniform(8), risks, 300, votes))
+    assert len(c_bound.terms) == 3
+    assert c_bound.methods() == ["declared", "vertex", "weight"]
+    declared, vertex, weight = (c_bound.solve(m) for m in c_bound.methods())
+    assert vertex.method == "vertex" and weight.method == "weight"
+    assert vertex.bound == declared.bound and vertex.status == declared.status == "optimal"
+    assert weight.bound >= declared.certificate.lower_bound  # local: above the proven least
+    assert weight.status in ("optimal", "local")
+    assert c_bound.formulation("weight", weights=[1.0, 1.0, 1.0]).is_dcp()

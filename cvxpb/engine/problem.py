@@ -197,7 +197,7 @@ class BoundProblem(Solvable):
         """
         result = self.result_from_posterior(
             found.q,
-            method="declared",
+            method=found.method,
             status="optimal",
             seconds=found.seconds,
             iterations=found.solves,

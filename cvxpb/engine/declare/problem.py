@@ -49,6 +49,8 @@ class Found:
         Wall-clock time.
     terms : int
         The declaration's terms.
+    method : str
+        The method that searched (``declared``, or the search it was asked for).
     """
 
     value: float
@@ -59,6 +61,7 @@ class Found:
     local: bool
     seconds: float
     terms: int
+    method: str = "declared"
 
 
 class Minimize(Solvable):
@@ -453,6 +456,7 @@ class Minimize(Solvable):
         tighten: bool = True,
         rtol: float | None = None,
         cutoff: float | None = None,
+        kind: str | None = None,
     ) -> Found:
         """Search the bound's minimum, with a proven lower bound (``method="declared"``).
 
@@ -481,6 +485,12 @@ class Minimize(Solvable):
             once its proven lower bound is above it, as the minimum then is too, and
             the posterior is not improved further; the status says what the gap
             proves, as always.
+        kind : {"vertex", "weight"}, optional
+            The search asked for (its method of :mod:`cvxpb.engine.methods.searches`);
+            by default the Pareto search for one or two terms, the vertex search for
+            more where the bound is proven concave in them, else the weight search.
+            ``"weight"`` runs the local weight search where the vertex search would
+            certify; ``"vertex"`` is what the default picks where it applies.
 
         Returns
         -------
@@ -495,7 +505,9 @@ class Minimize(Solvable):
             return Found(value, np.array([]), value, 0, None, False, 0.0, n)
         _checked(self._value(self.posterior.prior), "the prior")  # before any work
         start = time.perf_counter()
-        best, lower, search = self._search(n, tol, max_solves, solver, rtol=rtol, cutoff=cutoff)
+        vertex = kind != "weight"  # the weight search where asked, else the certified one
+        how = {"rtol": rtol, "cutoff": cutoff, "vertex": vertex}
+        best, lower, search = self._search(n, tol, max_solves, solver, **how)
         certified = n <= 2 or isinstance(search, VertexSearch)
         solves = len(search.solved)
         relaxed = [t for t in self.terms if search.convex[t] is not None]
@@ -510,14 +522,14 @@ class Minimize(Solvable):
         if tighten and relaxed and certified and open_gap():
             earlier = search if n == 2 else None
             best, lower, more = self._tighten(
-                best, lower, relaxed, n, tol, max_solves, solver, earlier, rtol
+                best, lower, relaxed, n, tol, max_solves, solver, earlier, rtol, vertex
             )
             solves += more
         _checked(best.value, "the posterior found")
         local = not certified or bool(relaxed)
         mu = best.mu if n == 2 else None  # the weight of the second term in min A + mu B
         seconds = time.perf_counter() - start
-        return Found(best.value, best.q, lower, solves, mu, local, seconds, n)
+        return Found(best.value, best.q, lower, solves, mu, local, seconds, n, kind or "declared")
 
     def report_search(self, found: Found, tol: float = 1e-7, rtol=None) -> Result:
         """Make the Result of what :meth:`search` found.
@@ -545,7 +557,7 @@ class Minimize(Solvable):
         result = self.result_from_posterior(  # the formula at the posterior, as value_at
             found.q,
             certificate=Certificate(parameter, found.mu, None, found.lower, 0.0),
-            method="declared",
+            method=found.method,
             status="optimal",
             seconds=found.seconds,
             iterations=found.solves,
@@ -569,9 +581,11 @@ class Minimize(Solvable):
         earlier=None,
         rtol=None,
         cutoff=None,
+        vertex=True,
     ):
         """``(best, lower, search)``: the Pareto search (one or two terms), the vertex
-        search (more, where the bound is concave in them) or the weight search (else),
+        search (more, where the bound is concave in them, unless ``vertex`` is false) or
+        the weight search (else),
         through ``replace``'s majorants and ``minorants`` if given. Without ``certify``
         (a round of the convex-concave procedure, which needs a posterior, not a proof)
         the weight search stands in for the vertex search; it begins at the log-weights
@@ -581,7 +595,7 @@ class Minimize(Solvable):
         search stops at ``rtol`` times the bound as well as ``tol`` where ``rtol`` is
         given, and once its lower bound is above ``cutoff`` where that is given."""
         how = (self.bound, self.terms, self.signs, solver, replace, minorants)
-        if n > 2 and certify:
+        if n > 2 and certify and vertex:
             search = VertexSearch(*how)
             if search.certifiable():
                 best, lower, _ = search.run(tol, max_solves, rtol, cutoff)
@@ -623,7 +637,9 @@ class Minimize(Solvable):
             best = dataclasses.replace(candidate, value=value)
         return best, solves
 
-    def _tighten(self, best, lower, relaxed, n, tol, max_solves, solver, earlier=None, rtol=None):
+    def _tighten(
+        self, best, lower, relaxed, n, tol, max_solves, solver, earlier=None, rtol=None, vertex=True
+    ):
         """The search again with the ``relaxed`` forms' minorants made tight at the best
         posterior (a non-negative part taken out before the shift,
         :mod:`cvxpb.engine.declare.dnn`), for ``TIGHTEN_ROUNDS`` rounds at most while
@@ -634,7 +650,14 @@ class Minimize(Solvable):
         for _ in range(TIGHTEN_ROUNDS):
             minorants = {t: t.minorant(self.signs[t], at=best.q) for t in relaxed}
             found, tighter, search = self._search(
-                n, tol, max_solves, solver, minorants=minorants, earlier=earlier, rtol=rtol
+                n,
+                tol,
+                max_solves,
+                solver,
+                minorants=minorants,
+                earlier=earlier,
+                rtol=rtol,
+                vertex=vertex,
             )
             earlier = search if earlier is not None else None
             solves += len(search.solved)

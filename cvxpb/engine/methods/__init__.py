@@ -13,6 +13,7 @@ loading CVXPY (which ``cvx`` and ``ccp`` need, and which takes 0.6 s).
 from collections.abc import Mapping
 
 from cvxpb.engine.methods.method import Method, ModuleMethod
+from cvxpb.engine.methods.searches import Search
 
 _REGISTERED = {  # name -> the method; whether it certifies is known before its import
     name: ModuleMethod(name, module, certifies)
@@ -26,6 +27,8 @@ _REGISTERED = {  # name -> the method; whether it certifies is known before its 
         ("declared", "declared", True),
     )
 }
+_REGISTERED.update({name: Search(name) for name in ("vertex", "weight")})
+_OWN = frozenset(_REGISTERED)  # the package's methods, which stay
 
 
 class _Methods(Mapping):
@@ -90,7 +93,7 @@ def unregister_method(name: str) -> None:
     ValueError
         For one of the package's own methods or an unknown name.
     """
-    if isinstance(_REGISTERED.get(name), ModuleMethod) or name not in _REGISTERED:
+    if name in _OWN or name not in _REGISTERED:
         raise ValueError(f"{name!r} is not a method registered from outside the package")
     del _REGISTERED[name]
 

@@ -61,6 +61,7 @@ def solve(
     tighten: bool = True,
     rtol: float | None = None,
     cutoff: float | None = None,
+    kind: str | None = None,
 ):
     """Globally minimize ``problem``'s declared bound, with a proven lower bound.
 
@@ -81,11 +82,13 @@ def solve(
     cutoff : float, optional
         A value found elsewhere, above which the search stops
         (:meth:`cvxpb.Minimize.search` says more of each).
+    kind : {"vertex", "weight"}, optional
+        The search asked for; by default the one the declaration's terms call for.
 
     Returns
     -------
     Result
         The problem's report of the search (:meth:`cvxpb.Minimize.report_search`).
     """
-    found = problem.declared().search(tol, max_solves, solver, tighten, rtol, cutoff)
+    found = problem.declared().search(tol, max_solves, solver, tighten, rtol, cutoff, kind)
     return problem.report_search(found, tol, rtol)

@@ -120,7 +120,7 @@ class Method:
         set of str or None
             The names.
         """
-        return _keywords(self.solve)
+        return keywords(self.solve)
 
     def solver_options(self, solver, verbose: bool) -> dict:
         """Turn ``solver=`` and ``verbose=`` into options of :meth:`solve`.
@@ -247,7 +247,7 @@ class ModuleMethod(Method):
                 self._options = None
             else:
                 further = getattr(self.module, "further_options", set)
-                self._options = frozenset(_keywords(self.module.solve) | further())
+                self._options = frozenset(keywords(self.module.solve) | further())
         return self._options
 
     def solver_options(self, solver, verbose: bool) -> dict:
@@ -291,7 +291,19 @@ def refuse(problem, name: str) -> None:
     METHODS[name].check(problem)
 
 
-def _keywords(function) -> set:
+def keywords(function) -> set:
+    """Name the parameters ``function`` takes by keyword.
+
+    Parameters
+    ----------
+    function : callable
+        A method's ``solve``.
+
+    Returns
+    -------
+    set of str
+        Its keyword parameters but ``problem`` and ``self``.
+    """
     kinds = (Parameter.POSITIONAL_OR_KEYWORD, Parameter.KEYWORD_ONLY)
     parameters = signature(function).parameters
     return {name for name, p in parameters.items() if p.kind in kinds} - {"problem", "self"}
