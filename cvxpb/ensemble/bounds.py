@@ -463,8 +463,10 @@ def unexpected_bernstein(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid
     and ``Z_hat + c Z2_hat`` is one quadratic form in ``q``
     (:meth:`cvxpb.ensemble.pairs.PairErrors.shifted_loss`), convex on one sample. The
     inequality holds at one ``(mu, gamma)``: the grid is ``mu_grid`` times Wu and
-    Seldin's ``gamma_k = 1 / (2^(k+1) b)``, ``k < ceil(log2(sqrt(n / ln(1/delta)) / 2))``,
-    each at ``delta`` over the grid's size (the union bound). Each grid point is a
+    Seldin's ``gamma_k = 1 / (2^(k+1) b)``, ``k < ceil(log2(sqrt(n / ln(1/delta')) / 2))``
+    sized, as they size it, at the confidence ``delta' = delta / |mu_grid|`` each shift
+    gets, and each point at ``delta`` over the grid's size (the union bound): at every
+    shift, the authors' bound at ``delta'``. Each grid point is a
     convex program in ``q``, so the least of their minima is the global minimum.
 
     Parameters
@@ -495,7 +497,8 @@ def unexpected_bernstein(q: Posterior, errors, delta=0.05, *, seen=None, mu_grid
     mus = _shifts(MU_GRID if mu_grid is None else mu_grid)
     pairs = _pairs(errors, seen)
     n = pairs.n
-    steps = max(1, math.ceil(math.log2(math.sqrt(n / math.log(1 / delta)) / 2)))
+    # each shift's gamma grid sized at the confidence that shift gets, delta / |mu grid|
+    steps = max(1, math.ceil(math.log2(math.sqrt(n / math.log(mus.size / delta)) / 2)))
     cost = math.log(mus.size * steps / delta)
     declared = []
     for mu in mus:
