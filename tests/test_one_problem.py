@@ -273,3 +273,23 @@ def test_the_searches_of_three_terms_are_methods_of_their_own():
     assert weight.bound >= declared.certificate.lower_bound  # local: above the proven least
     assert weight.status in ("optimal", "local")
     assert c_bound.formulation("weight", weights=[1.0, 1.0, 1.0]).is_dcp()
+
+
+def test_no_minimum_is_reported_above_a_value_found():
+    """PAC-Bound 2 on breast cancer, 30 trees out of bag: its local search stopped at
+    0.750513 where the fitted (TND) posterior gives 0.750143; the minimum reported is
+    the lower, with the search's status and certificate."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import RandomForestClassifier
+
+    from cvxpb.ensemble.classifier import MajorityVoteClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    model = MajorityVoteClassifier(forest, validation="oob", random_state=0).fit(X, y)
+    at_posterior = model.bound_at("pac_bound_2")
+    found = model.solve_bound("pac_bound_2")
+    assert found.bound == at_posterior < 0.7505
+    assert np.array_equal(found.posterior, model.posterior_) and found.status == "local"
+    assert found.certificate.lower_bound <= found.bound
+    assert "below the search's best" in found.message

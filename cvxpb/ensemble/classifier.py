@@ -260,13 +260,16 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         Result
-            Its minimum (``result_`` itself for the fitted bound).
+            Its minimum (``result_`` itself for the fitted bound). Where the search is
+            not proven optimal and the bound is lower at ``posterior_`` than at the
+            search's best, the Result is the bound at ``posterior_``, with the search's
+            status and certificate, so no minimum is reported above a value found.
         """
         check_is_fitted(self, "posterior_")
         check_choice(bound, "bound", tuple(self.declarations_))
         if bound == self._bound_name:
             return self.result_
-        return _minimize(self.declarations_[bound])
+        return _least_found(Minimize(self.declarations_[bound]), self.posterior_)
 
     def explain(self) -> str:
         """Explain the fitted bound: its statistics, what its status proves, any gap.
@@ -386,6 +389,23 @@ def _minimize(declared, tol=TOL, rtol=RTOL):
     """The minimum of a declared bound (of a tuple, the least of its parts' minima),
     certified within ``tol`` and within ``rtol`` of the bound."""
     return Minimize(declared).solve("declared", tol=tol, rtol=rtol)
+
+
+def _least_found(problem, posterior):
+    """``problem``'s search, or the bound at ``posterior`` where that is lower and the
+    search proved no optimum (a local search that stopped above a known point)."""
+    result = problem.solve("declared", tol=TOL, rtol=RTOL)
+    if result.status == "optimal" or not problem.value_at(posterior) < result.bound:
+        return result
+    return problem.result_from_posterior(
+        posterior,
+        certificate=result.certificate,
+        status=result.status,
+        method=result.method,
+        seconds=result.seconds,
+        iterations=result.iterations,
+        message=f"{result.message}; reported at the fitted posterior, below the search's best",
+    )
 
 
 def _value_at(declared, posterior) -> float:
