@@ -623,10 +623,14 @@ class KLDivergence(Divergence):
         return bound.metric.kl_bound(L, K, bound.m, bound.delta, bound.grid, rounding)
 
     def right_side_expr(self, bound, q, p):
-        # (K + ln(2 sqrt(m)/delta)) / m or / (2m); none for a union bound over a grid
-        if bound.grid is not None or bound.metric.inverse_form not in ("root", "kl"):
+        # (K + ln(2 sqrt(m)/delta)) / m or / (2m); none for a union bound over a grid, nor
+        # for a distance with no KL bound of that form
+        if bound.grid is not None:
             return None
-        return bound.metric.kl_right_side(self.expr(q, p), bound.m, bound.delta)
+        try:
+            return bound.metric.kl_right_side(self.expr(q, p), bound.m, bound.delta)
+        except NotImplementedError:
+            return None
 
     def family(self, risks, prior):
         # The Gibbs posteriors ``q ∝ p exp(-beta l)``.
