@@ -267,7 +267,8 @@ def test_majority_vote_frontier_claims():
     second = ["tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", "ctd"]
     assert set(bounds.drop(columns="mode").idxmin(axis=1)) == {"first_order"}
     least = bounds[second].idxmin(axis=1)
-    assert (least == "tnd").sum() == 6 and least["satimage"] == "cctnd"
+    assert (least == "tnd").sum() == 5 and least["satimage"] == "cctnd"
+    assert least["penbased"] == "unexpected_bernstein"
     assert (bounds["cctnd"] - bounds["tnd"]).abs().max() <= 0.007
     above = bounds["ccpbb"] - bounds["cctnd"]
     assert round(above.min(), 2) == 0.03 and round(above.max(), 2) == 0.18
@@ -289,17 +290,17 @@ def test_majority_vote_frontier_claims():
         assert gaps[bound].max() <= most, bound
     assert gaps[["c_bound", "dis"]].max().max() <= 1.6e-3
     assert round(gaps["split_kl"].min(), 6) == 7.5e-5 and round(gaps["split_kl"].max(), 3) == 0.038
-    assert round(gaps["ccpbb"].min() * 1e13, 1) == 1.0 and round(gaps["ccpbb"].max(), 4) == 3.9e-3
+    assert round(gaps["ccpbb"].min() * 1e14, 1) == 6.9 and round(gaps["ccpbb"].max(), 4) == 3.9e-3
     optimal = runs[runs["status"] == "optimal"].groupby("bound")["dataset"]
     assert optimal.value_counts()["ccpbb"].to_dict() == {"mushroom": 5, "letter": 3}
     assert optimal.value_counts()["unexpected_bernstein"].to_dict() == {"mushroom": 5, "letter": 4}
     assert optimal.value_counts()["tnd"].to_dict() == {"letter": 5}
     ccpbb = runs[runs["bound"] == "ccpbb"]
     seconds = ccpbb.groupby(ccpbb["dataset"] == "mushroom")["seconds"]
-    assert seconds.min().round(1).tolist() == [2.9, 0.3]
-    assert seconds.max().round(1).tolist() == [8.9, 0.4]
+    assert seconds.min().round(1).tolist() == [2.2, 0.2]
+    assert seconds.max().round(1).tolist() == [5.3, 0.2]
     seconds = runs.groupby("bound")["seconds"].sum().round()
-    assert (seconds["ccpbb"], seconds["unexpected_bernstein"]) == (188, 147)
+    assert (seconds["ccpbb"], seconds["unexpected_bernstein"]) == (128, 101)
     ctd = runs[runs["bound"] == "ctd"].set_index("dataset")
     optimal = ctd[ctd["status"] == "optimal"]
     assert optimal.index.value_counts().to_dict() == {
@@ -313,7 +314,7 @@ def test_majority_vote_frontier_claims():
         gaps = ctd.loc[name, "gap"]
         assert (float(f"{gaps.min():.2g}"), float(f"{gaps.max():.2g}")) == (low, high), name
     mushroom = ctd.loc["mushroom", "seconds"]
-    assert (round(mushroom.min(), 1), round(mushroom.max(), 1)) == (1.3, 2.2)
+    assert (round(mushroom.min(), 1), round(mushroom.max(), 1)) == (0.9, 1.2)
     trivial = ctd.loc["splice"]
     assert (trivial[trivial["status"] == "local"]["gap"] == 1).sum() == 3
 
@@ -358,14 +359,14 @@ def test_majority_vote_held_out_claims():
     assert certified["gap"].max() <= 1e-7
     ccpbb, ctd = runs[runs["bound"] == "ccpbb"], runs[runs["bound"] == "ctd"]
     assert set(ccpbb["status"]) == {"optimal"} and ccpbb["gap"].max() <= 1e-11
-    assert (round(ccpbb["seconds"].min(), 1), round(ccpbb["seconds"].max(), 1)) == (0.4, 1.2)
+    assert (round(ccpbb["seconds"].min(), 1), round(ccpbb["seconds"].max(), 1)) == (0.3, 0.6)
     seconds = runs.groupby("bound")["seconds"].sum().round()
-    assert (seconds["ccpbb"], seconds["unexpected_bernstein"]) == (22, 75)
+    assert (seconds["ccpbb"], seconds["unexpected_bernstein"]) == (13, 47)
     assert set(ctd["status"]) == {"optimal"} and ctd["gap"].max() <= 1e-7
     assert (ctd["gap"] <= 1e-6 * ctd["value"]).all()  # mushroom's bound is 0.016
     splice = ctd["dataset"] == "splice"
-    assert round(ctd[splice]["seconds"].max(), 2) == 0.06
-    assert (round(ctd[~splice]["seconds"].min(), 1), round(ctd["seconds"].max(), 1)) == (0.4, 1.1)
+    assert round(ctd[splice]["seconds"].max(), 2) == 0.04
+    assert (round(ctd[~splice]["seconds"].min(), 1), round(ctd["seconds"].max(), 1)) == (0.3, 0.8)
     bounds = pd.read_csv(folder / "majority_vote_bounds_wide.csv").set_index("dataset")
     least = bounds.drop(columns="mode").idxmin(axis=1)
     assert sorted(least.index[least == "unexpected_bernstein"]) == [
@@ -374,6 +375,7 @@ def test_majority_vote_held_out_claims():
         "phoneme",
         "satimage",
     ]
+    # splice: a tie to the table's four digits, which the first column (CCTND) takes
     assert sorted(least.index[least == "cctnd"]) == ["mushroom", "spambase", "splice"]
     above = (bounds["split_kl"] - bounds["cctnd"]).round(4)
     assert (above.min(), above.max()) == (0.0006, 0.0035)

@@ -72,12 +72,16 @@ class Minimize(Solvable):
     :func:`cvxpb.chi2`, :func:`cvxpb.renyi`) with the atoms of
     :mod:`cvxpb.engine.declare.expressions`. It must be monotone in each term: increasing in
     convex terms, decreasing in concave ones (a :class:`DeclarationError` says which
-    atom or term breaks it). With one or two terms the minimum is global and certified
-    (:mod:`cvxpb.engine.declare.pareto`); with more, :mod:`cvxpb.engine.declare.local` finds a local
-    one and says so (status ``"local"``). A quadratic form against its curvature, or
-    given as pairwise estimates, is accepted too: its convex minorant proves the lower
-    bound and the convex-concave procedure improves the posterior (status ``"local"``
-    where a gap remains).
+    atom or term breaks it). The general search (``method="declared"``) finds the global
+    minimum with a certificate for one or two terms (:mod:`cvxpb.engine.declare.pareto`)
+    and for more where the bound is proven concave in them
+    (:mod:`cvxpb.engine.declare.vertices`); else :mod:`cvxpb.engine.declare.local` finds a
+    local one and says so (status ``"local"``). A quadratic form against its curvature,
+    or given as pairwise estimates, is accepted too: its convex minorant proves the
+    lower bound and the convex-concave procedure improves the posterior (status
+    ``"local"`` where a gap remains). A declaration of one bound of a Gibbs risk and a
+    divergence (:meth:`standard_form`) is solved by ``method="exact"`` by default; every
+    method that accepts a declaration is in :meth:`methods`.
 
     A tuple (or list) of declared bounds is the least of them, a union bound over a
     grid: ``Minimize`` of it minimizes each and takes the least minimum
