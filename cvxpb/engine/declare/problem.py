@@ -12,6 +12,7 @@ from cvxpb.engine.declare.expressions import DeclarationError, as_expression
 from cvxpb.engine.declare.least import LeastOf
 from cvxpb.engine.declare.local import WeightSearch
 from cvxpb.engine.declare.pareto import ParetoSearch, Values
+from cvxpb.engine.declare.polish import polish
 from cvxpb.engine.declare.standard import standard_form
 from cvxpb.engine.declare.terms import GibbsRisk
 from cvxpb.engine.declare.vertices import VertexSearch
@@ -529,11 +530,28 @@ class Minimize(Solvable):
                 best, lower, relaxed, n, tol, max_solves, solver, earlier, rtol, vertex
             )
             solves += more
-        _checked(best.value, "the posterior found")
         local = not certified or bool(relaxed)
+        if local:
+            best = self._polished(best, search, tol)
+        _checked(best.value, "the posterior found")
         mu = best.mu if n == 2 else None  # the weight of the second term in min A + mu B
         seconds = time.perf_counter() - start
         return Found(best.value, best.q, lower, solves, mu, local, seconds, n, kind or "declared")
+
+    def _polished(self, best, search, tol):
+        """``best`` moved by mirror descent on the bound where that lowers it, rounded
+        up (:mod:`cvxpb.engine.declare.polish`): a local search's posterior polished."""
+
+        def gradient(q):
+            slopes = search.slopes(q, self.terms)
+            pairs = zip(slopes, self.terms, strict=True)
+            parts = [s * self.signs[t] * t.gradient(q) for s, t in pairs]
+            with np.errstate(invalid="ignore"):  # 0 * -inf off the support: not used
+                return np.sum(parts, axis=0)
+
+        q = polish(lambda q: float(self.bound.evaluate(Values(q), 0)), gradient, best.q, tol)
+        value = self._value(q)
+        return dataclasses.replace(best, q=q, value=value) if value < best.value else best
 
     def report_search(self, found: Found, tol: float = 1e-7, rtol=None) -> Result:
         """Make the Result of what :meth:`search` found.
