@@ -37,6 +37,7 @@ _EXPORTS = {
     "kl": "cvxpb.numerics.kl",
     "kl_inv_lower": "cvxpb.numerics.kl",
     "kl_inv_upper": "cvxpb.numerics.kl",
+    "log_xi": "cvxpb.numerics.maurer",
     "Bound": "cvxpb.pac_bayes.bounds",
     "BoundProblem": "cvxpb.engine.problem",
     "Certificate": "cvxpb.engine.result",
@@ -89,6 +90,7 @@ __all__ = [
     "kl_inverse_lower",
     "lambda_bound",
     "log",
+    "log_xi",
     "maximum",
     "Minimize",
     "minimum",
@@ -127,6 +129,7 @@ if TYPE_CHECKING:
     from cvxpb.ensemble.atoms import c_bound, chebyshev_cantelli, lambda_bound
     from cvxpb.numerics.constants import bound_constant
     from cvxpb.numerics.kl import kl, kl_inv_lower, kl_inv_upper
+    from cvxpb.numerics.maurer import log_xi
     from cvxpb.pac_bayes.bounds import Bound
     from cvxpb.pac_bayes.divergences import Divergence
 

@@ -6,6 +6,7 @@ from scipy.optimize import brentq, minimize
 from scipy.special import rel_entr
 
 from cvxpb.numerics.constants import bound_constant, kl_constant
+from tests.maurer_xi import xi
 
 
 def kl(a, b):
@@ -48,9 +49,9 @@ def bound(q, risks, prior, m, delta, distance, divergence, alpha=None):
         return kl_upper(L, rhs)
     K = float(np.sum(q[on] * np.log(q[on] / prior[on])))
     if distance == "kl":
-        return kl_upper(L, (K + np.log(2 * np.sqrt(m) / delta)) / m)
+        return kl_upper(L, (K + np.log(xi(m) / delta)) / m)
     if distance == "sq":
-        return L + np.sqrt((K + np.log(2 * np.sqrt(m) / delta)) / (2 * m))
+        return L + np.sqrt((K + np.log(xi(m) / delta)) / (2 * m))
     if distance == "linear":
         lam = np.sqrt(8 * m) * np.geomspace(0.25, 64, 41)
         return float(np.min(L + (K + np.log(41 / delta)) / lam + lam / (8 * m)))

@@ -22,6 +22,7 @@ from cvxpb.ensemble.atoms import pac_bayes_bennett
 from cvxpb.ensemble.classifier import MajorityVoteClassifier
 from cvxpb.ensemble.pairs import PairErrors
 from tests.brute_force import formula_at, formula_of
+from tests.maurer_xi import xi
 from tests.test_declare import _multistart
 from tests.test_split_kl_bernstein import errors_and_mask, mp_posterior_kl, posterior
 
@@ -272,8 +273,8 @@ def test_ctd_at_random_posteriors_against_forty_digits():
         for seed in range(3):
             q = posterior(40 + seed, H)
             K = mp_posterior_kl(q)
-            e_t = (2 * K + mp.log(4 * mp.sqrt(n) / mp.mpf(delta))) / n
-            e_l = (K + mp.log(4 * mp.sqrt(n) / mp.mpf(delta))) / n
+            e_t = (2 * K + mp.log(2 * mp.mpf(xi(n)) / mp.mpf(delta))) / n
+            e_l = (K + mp.log(2 * mp.mpf(xi(n)) / mp.mpf(delta))) / n
             T = pair_mean(E, seen, q, lambda a, b: a * b)
             L = mp.fsum(mp.mpf(x) * mp.mpf(r) for x, r in zip(q, risks, strict=True))
             T_hi, T_lo = mp_kl_inverse(T, e_t, True), mp_kl_inverse(T, e_t, False)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import cvxpb as pb
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
+from tests.maurer_xi import xi
 from tests.mp_references import mp_kl
 
 mp.mp.dps = 50
@@ -65,9 +66,9 @@ def mp_bound(prob, q):
     elif d == "sq" and prob.divergence != "kl":
         value = L + mp.sqrt(rhs)
     elif d == "kl":
-        value = mp_kl_inverse(L, (K + mp.log(2 * mp.sqrt(m) / delta)) / m)
+        value = mp_kl_inverse(L, (K + mp.log(mp.mpf(xi(m)) / delta)) / m)
     elif d == "sq":
-        value = L + mp.sqrt((K + mp.log(2 * mp.sqrt(m) / delta)) / (2 * m))
+        value = L + mp.sqrt((K + mp.log(mp.mpf(xi(m)) / delta)) / (2 * m))
     else:
         grid = [mp.mpf(float(g)) for g in prob.bound_function.grid]
         penalty = K + mp.log(len(grid) / delta)

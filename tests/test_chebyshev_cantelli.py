@@ -10,6 +10,7 @@ import cvxpb as pb
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.atoms import chebyshev_cantelli
 from cvxpb.numerics.kl import kl_inv_lower, kl_inv_upper
+from tests.maurer_xi import xi
 from tests.mp_references import mp_kl
 
 
@@ -90,8 +91,8 @@ def test_the_declaration_is_the_authors_bound_at_its_best_mu():
         kl_div = float(np.sum(rho * np.log(rho * H)))
         tandem = rho @ (errors.T @ errors / n) @ rho
         gibbs = rho @ risks
-        t_upper = kl_inv_upper(tandem, (2 * kl_div + np.log(4 * np.sqrt(n) / delta)) / n)
-        slack = (kl_div + np.log(4 * np.sqrt(n) / delta)) / n
+        t_upper = kl_inv_upper(tandem, (2 * kl_div + np.log(2 * xi(n) / delta)) / n)
+        slack = (kl_div + np.log(2 * xi(n) / delta)) / n
         l_lower, l_upper = kl_inv_lower(gibbs, slack), kl_inv_upper(gibbs, slack)
         authors = min(
             oracle(t_upper, l_lower, mus_plus).min(), oracle(t_upper, l_upper, mus_minus).min()
@@ -202,8 +203,8 @@ def test_a_true_upper_bound_at_the_edges(case):
                 for j in range(H)
             )
             L = sum(a * mpmath.mpf(float(x)) for a, x in zip(r, risks, strict=True))
-            big = (2 * kl_div + mpmath.log(4 * mpmath.sqrt(n) / delta)) / n
-            small = (kl_div + mpmath.log(4 * mpmath.sqrt(n) / delta)) / n
+            big = (2 * kl_div + mpmath.log(2 * mpmath.mpf(xi(n)) / delta)) / n
+            small = (kl_div + mpmath.log(2 * mpmath.mpf(xi(n)) / delta)) / n
             t_up = _mp_kl_inverse(min(T, mpmath.mpf(1)), big, upper=True)
             exact = min(
                 _mp_side(t_up, _mp_kl_inverse(L, small, upper=False), True),

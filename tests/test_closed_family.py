@@ -10,6 +10,7 @@ import cvxpb as pb
 from cvxpb.engine.declare import terms
 from cvxpb.engine.declare.pareto import ParetoSearch
 from cvxpb.ensemble import bounds as mv
+from tests.maurer_xi import xi
 
 
 def _declared(kind, risks, prior):
@@ -46,7 +47,7 @@ def test_programs_solved_together_carry_the_values_each_alone_would(kind):
 
 
 def _first_order_in_digits(risks, prior, q, n, delta):
-    """2 kl^-1(L, (KL + ln(2 sqrt(n) / delta)) / n) at ``q``, in 40 digits."""
+    """2 kl^-1(L, (KL + ln(xi(n) / delta)) / n) at ``q``, in 40 digits."""
     from tests.test_split_kl_bernstein import mp_kl_inverse
 
     with mpmath.workdps(40):
@@ -57,7 +58,7 @@ def _first_order_in_digits(risks, prior, q, n, delta):
             for x, p in zip(mq, prior, strict=True)
             if x > 0
         )
-        side = (KL + mpmath.log(2 * mpmath.sqrt(n) / mpmath.mpf(delta))) / n
+        side = (KL + mpmath.log(mpmath.mpf(xi(n)) / mpmath.mpf(delta))) / n
         return 2 * mp_kl_inverse(L, side, upper=True)
 
 

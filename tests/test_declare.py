@@ -19,6 +19,7 @@ from cvxpb.numerics.constants import log_bound_constant
 from cvxpb.numerics.kl import kl_inv_upper
 from cvxpb.pac_bayes.bounds import Bound
 from tests.brute_force import formula_of
+from tests.maurer_xi import xi
 
 PAIRS = [
     ("kl", "kl"),
@@ -74,7 +75,7 @@ def _tandem_objective(E, delta, divergence):
         w = np.exp(z - z.max())
         w /= w.sum()
         if divergence == "kl":
-            e = (2 * np.sum(w * np.log(w * H + 1e-300)) + np.log(2 * np.sqrt(n) / delta)) / n
+            e = (2 * np.sum(w * np.log(w * H + 1e-300)) + np.log(xi(n) / delta)) / n
         elif divergence == "chi2":
             e = np.sum(w**2 * H) * np.sqrt(pb.bound_constant("kl", n) / delta)
         else:
@@ -128,7 +129,7 @@ def test_tandem_bound_against_brute_force_on_three_voters():
     w = w[w[:, 2] >= 0]
     kl = np.sum(np.where(w > 0, w * np.log(np.where(w > 0, 3 * w, 1.0)), 0.0), axis=1)
     tandem = np.einsum("ki,ij,kj->k", w, T_hat, w)
-    values = 4 * kl_inv_upper(np.minimum(tandem, 1), (2 * kl + np.log(2 * np.sqrt(n) / 0.1)) / n)
+    values = 4 * kl_inv_upper(np.minimum(tandem, 1), (2 * kl + np.log(xi(n) / 0.1)) / n)
     value = formula_of(res)
     assert res.certificate.lower_bound <= values.min()
     assert value <= values.min() + 1e-7
@@ -522,15 +523,15 @@ def test_three_term_bounds_are_certified_and_match_a_multistart_optimizer(name, 
 
 def test_c_bound_and_dis_formulas():
     """At a fixed posterior, the declarations equal the formulas written out: the
-    C-bound of Germain et al.'s PAC-Bound 1 (with 2 sqrt(n) for xi(n)) and DIS."""
+    C-bound of Germain et al.'s PAC-Bound 1 (with Maurer's xi(n)) and DIS."""
     V, risks, n = _binary_voters(3, n=150)
     H = V.shape[1]
     q = pb.Posterior.uniform(H)
     w = np.random.default_rng(0).dirichlet(np.ones(H))
     kl = float(np.sum(w * np.log(w * H)))
     d_hat = w @ np.mean(V[:, :, None] != V[:, None, :], axis=0) @ w
-    upper = kl_inv_upper(risks @ w, (kl + np.log(4 * np.sqrt(n) / 0.05)) / n)
-    lower = _kl_inv_lower(d_hat, (2 * kl + np.log(4 * np.sqrt(n) / 0.05)) / n)
+    upper = kl_inv_upper(risks @ w, (kl + np.log(2 * xi(n) / 0.05)) / n)
+    lower = _kl_inv_lower(d_hat, (2 * kl + np.log(2 * xi(n) / 0.05)) / n)
     c = 1 - (1 - 2 * min(upper, 0.5)) ** 2 / (1 - 2 * lower)
     for bound, expected in ((mv.c_bound, c), (mv.disagreement_bound, 4 * upper - 2 * lower)):
         value = float(bound(q, risks, n, V).evaluate(Values(w), 0))
@@ -567,10 +568,10 @@ def test_pairwise_estimates_are_certified_through_the_convex_minorant():
     w = w[w[:, 2] >= 0]
     kl = np.sum(np.where(w > 0, w * np.log(np.where(w > 0, 3 * w, 1.0)), 0.0), axis=1)
     tandem = np.einsum("ki,ij,kj->k", w, T_hat, w)
-    values = 4 * kl_inv_upper(tandem, (2 * kl + np.log(2 * np.sqrt(n) / delta)) / n)
+    values = 4 * kl_inv_upper(tandem, (2 * kl + np.log(xi(n) / delta)) / n)
     x = res.posterior
     kl_x = np.sum(np.where(x > 0, x * np.log(np.where(x > 0, 3 * x, 1.0)), 0.0))
-    at_x = 4 * kl_inv_upper(x @ T_hat @ x, (2 * kl_x + np.log(2 * np.sqrt(n) / delta)) / n)
+    at_x = 4 * kl_inv_upper(x @ T_hat @ x, (2 * kl_x + np.log(xi(n) / delta)) / n)
     assert res.certificate.lower_bound <= values.min()
     assert at_x <= res.bound <= values.min() + 1e-12  # the grid's best, or better
     assert res.status in ("optimal", "local")
@@ -595,7 +596,7 @@ def test_pac_bayes_lambda_is_the_kl_bound_relaxed_at_its_best_lambda(seed):
     res = pb.Minimize(mv.pac_bayes_lambda(q, risks, n, 0.05)).solve()
     first = pb.Minimize(mv.first_order(q, risks, n, 0.05)).solve("declared")
     w = res.posterior
-    L, e = risks @ w, (pb.KL(q).value(w) + np.log(2 * np.sqrt(n) / 0.05)) / n
+    L, e = risks @ w, (pb.KL(q).value(w) + np.log(xi(n) / 0.05)) / n
     best = minimize_scalar(
         lambda lam: (L + e / lam) / (1 - lam / 2), bounds=(1e-9, 2 - 1e-12), method="bounded"
     )
@@ -651,7 +652,7 @@ def test_one_voter_and_unanimous_voters_at_the_edges():
     V = y[:, None].astype(float)
     q = pb.Posterior.uniform(1)
     res = pb.Minimize(mv.c_bound(q, np.zeros(1), 100, V)).solve()
-    upper = kl_inv_upper(0.0, np.log(4 * np.sqrt(100) / 0.05) / 100)
+    upper = kl_inv_upper(0.0, np.log(2 * xi(100) / 0.05) / 100)
     lower = 0.0  # the disagreement of one voter with itself
     assert res.status == "optimal"
     assert res.bound == pytest.approx(1 - (1 - 2 * upper) ** 2 / (1 - 2 * lower), rel=1e-9)

@@ -14,6 +14,7 @@ from cvxpb.engine.declare.dnn import nonnegative_part
 from cvxpb.engine.declare.plane import tangent_basis
 from cvxpb.engine.declare.terms import PairwiseLoss
 from cvxpb.ensemble import bounds as mv
+from tests.maurer_xi import xi
 
 
 def _exact_form(M, x, sign):
@@ -86,14 +87,14 @@ def test_the_part_taken_out_matches_the_semidefinite_program():
 
 
 def _tandem_bound(T, n, delta):
-    """TND at softmax weights ``z``: ``4 kl^-1(q T q, (2 KL + ln(2 sqrt(n) / delta)) / n)``
+    """TND at softmax weights ``z``: ``4 kl^-1(q T q, (2 KL + ln(xi(n) / delta)) / n)``
     with the kl inverse by bisection (independent of cvxpb)."""
 
     def value(z):
         q = np.exp(z - z.max())
         q /= q.sum()
         kl = float(np.sum(q * np.log(np.maximum(q * q.size, 1e-300))))
-        p, eps = float(q @ T @ q), (2 * kl + np.log(2 * np.sqrt(n) / delta)) / n
+        p, eps = float(q @ T @ q), (2 * kl + np.log(xi(n) / delta)) / n
         lo, hi = p, 1.0
         for _ in range(80):
             mid = (lo + hi) / 2

@@ -13,6 +13,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from cvxpb.ensemble.classifier import MajorityVoteClassifier, _out_of_bag, _statistics
+from tests.maurer_xi import xi
 
 
 @parametrize_with_checks(
@@ -200,7 +201,7 @@ def test_a_bound_at_a_posterior_is_its_declarations_value_there():
     assert model.bound_at("tnd") == model.result_.bound
     assert model.bound_at("first_order", uniform) == model.bounds_["first_order"]["at_uniform"]
     # and independently: at the uniform posterior (KL = 0) the first-order bound is
-    # 2 kl^-1(mean risk, ln(2 sqrt(n) / delta) / n), in 40 digits
+    # 2 kl^-1(mean risk, ln(xi(n) / delta) / n), in 40 digits
     import mpmath
 
     from tests.test_split_kl_bernstein import mp_kl_inverse
@@ -209,7 +210,7 @@ def test_a_bound_at_a_posterior_is_its_declarations_value_there():
     n = stats["n_gibbs"]
     with mpmath.workdps(40):
         risk = sum(mpmath.mpf(float(r)) for r in stats["risks"]) / 8
-        side = mpmath.log(2 * mpmath.sqrt(n) / mpmath.mpf(0.05)) / n
+        side = mpmath.log(mpmath.mpf(xi(n)) / mpmath.mpf(0.05)) / n
         exact = 2 * mp_kl_inverse(risk, side, upper=True)
         assert exact <= model.bound_at("first_order", uniform) <= exact * (1 + 1e-12)
     parts = model.declarations_["cctnd"]

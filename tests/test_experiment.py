@@ -94,7 +94,10 @@ def test_cv_row_compares_with_sq_chi2(run):
     )
 
 
-def test_paper_constants_loosen_the_squared_bound_only():
+def test_paper_constants_loosen_the_squared_chi2_and_the_kl_bounds():
+    """The papers' constants: the tabulated ``I_sq`` (looser than its exact value) and,
+    for the KL bounds, ``2 sqrt(m)`` where the exact route computes Maurer's ``xi(m)``;
+    the linear chi-squared bound has no such constant to change."""
     paper = experiment.run_dataset("haberman", constants="paper", lambdas=LAMBDAS, folds=None)
     exact = experiment.run_dataset("haberman", lambdas=LAMBDAS, folds=None, subsets=False)
     bounds = {
@@ -104,7 +107,7 @@ def test_paper_constants_loosen_the_squared_bound_only():
     }
     assert bounds["linear", "chi2", "paper"] == bounds["linear", "chi2", "exact"]
     assert bounds["sq", "chi2", "paper"] > bounds["sq", "chi2", "exact"]
-    assert bounds["kl", "kl", "paper"] == bounds["kl", "kl", "exact"]
+    assert bounds["kl", "kl", "paper"] > bounds["kl", "kl", "exact"]
 
 
 def test_an_untabulated_paper_constant_is_an_invalid_row(run):

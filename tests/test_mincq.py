@@ -13,6 +13,7 @@ from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.ensemble import RandomForestClassifier
 
 from cvxpb.ensemble.mincq import MinCqClassifier, largest_margin, margin_moments, solve_mincq
+from tests.maurer_xi import xi
 from tests.test_split_kl_bernstein import mp_kl_inverse
 
 
@@ -93,7 +94,7 @@ def test_moments_and_the_empirical_c_bound_from_per_example_margins():
 def test_pac_bound_one_against_forty_digits():
     """Germain et al.'s PAC-Bound 1 over the voters and their complements: an upper kl
     bound on the Gibbs risk (KL), a lower one on the disagreement (2 KL), delta / 2 each,
-    with 2 sqrt(n) for xi(n), rebuilt from per-example votes."""
+    with Maurer's xi(n), rebuilt from per-example votes."""
     signs, votes = moments(4, n=2000, H=5)
     X = np.arange(2000.0)[:, None]  # the voters are given: their votes are read off
 
@@ -124,8 +125,8 @@ def test_pac_bound_one_against_forty_digits():
             mp.mpf(rho[i]) * mp.mpf(rho[j]) * mp.mpf(np.mean(doubled[:, i] != doubled[:, j]))
             for i in range(10) for j in range(10)
         )  # fmt: skip
-        eps_r = (KL + mp.log(4 * mp.sqrt(n) / mp.mpf(0.05))) / n
-        eps_d = (2 * KL + mp.log(4 * mp.sqrt(n) / mp.mpf(0.05))) / n
+        eps_r = (KL + mp.log(2 * mp.mpf(xi(n)) / mp.mpf(0.05))) / n
+        eps_d = (2 * KL + mp.log(2 * mp.mpf(xi(n)) / mp.mpf(0.05))) / n
         R = min(mp_kl_inverse(risk, eps_r, True), mp.mpf(0.5))
         D = mp_kl_inverse(dis, eps_d, False)
         reference = 1 - (1 - 2 * R) ** 2 / (1 - 2 * D)

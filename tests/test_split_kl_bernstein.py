@@ -22,6 +22,7 @@ from cvxpb.ensemble.atoms import split_cantelli
 from cvxpb.ensemble.classifier import MajorityVoteClassifier
 from cvxpb.ensemble.pairs import PairErrors
 from tests.brute_force import formula_at
+from tests.maurer_xi import xi
 from tests.mp_references import mp_kl
 
 
@@ -192,7 +193,7 @@ def test_split_kl_at_random_posteriors_against_forty_digits(out_of_bag):
     n = PairErrors(E, seen).n
     for seed in range(3):
         q = posterior(10 + seed, H)
-        eps = (2 * mp_posterior_kl(q) + mp.log(6 * mp.sqrt(n) / mp.mpf(delta))) / n
+        eps = (2 * mp_posterior_kl(q) + mp.log(3 * mp.mpf(xi(n)) / mp.mpf(delta))) / n
         U = mp_kl_inverse(pair_mean(E, seen, q, lambda a, b: a * b), eps, True)
         one = mp_kl_inverse(pair_mean(E, seen, q, lambda a, b: float(a != b)), eps, False)
         none = mp_kl_inverse(pair_mean(E, seen, q, lambda a, b: (1 - a) * (1 - b)), eps, False)
@@ -296,7 +297,7 @@ def test_all_zero_and_all_one_errors(rate):
         assert lowest >= 1 and ub >= 1
         return
     # no errors: both rates 0, neither-errs 1, and the least at the uniform posterior
-    eps = math.log(6 * math.sqrt(500) / 0.05) / 500
+    eps = math.log(3 * xi(500) / 0.05) / 500
     U = 1 - math.exp(-eps)  # kl(0 || U) = eps; kl(1 || V) = eps for V = exp(-eps)
     sides = split_least(U, 0, True), split_least(U, math.exp(-eps), False)
     assert lowest == pytest.approx(min(sides), rel=1e-7)
@@ -316,7 +317,7 @@ def test_one_voter_and_a_large_sample():
     q = pb.Posterior.uniform(1)
     plus, _ = mv.split_kl(q, E)
     value = pb.Minimize(plus).value_at([1.0])
-    eps = mp.log(6 * mp.sqrt(100_000) / mp.mpf(0.05)) / 100_000
+    eps = mp.log(3 * mp.mpf(xi(100_000)) / mp.mpf(0.05)) / 100_000
     U = float(mp_kl_inverse(E.mean(), eps, True))
     assert value >= split_least(U, 0.0, True) - 1e-12  # no pair of one voter errs alone
     assert value == pytest.approx(split_least(U, 0.0, True), abs=1e-7)
@@ -400,7 +401,7 @@ def test_priors_near_zero_and_a_huge_sample_against_forty_digits():
     Eq = E @ q  # per example, the weight of the voters that err
     T = mp.fsum(mp.mpf(x) for x in Eq**2) / n  # sum_ij q_i q_j T_ij
     one = mp.fsum(mp.mpf(x) for x in 2 * Eq - 2 * Eq**2) / n  # exactly one of two errs
-    eps = (2 * kl + mp.log(6 * mp.sqrt(n) / mp.mpf(delta))) / n
+    eps = (2 * kl + mp.log(3 * mp.mpf(xi(n)) / mp.mpf(delta))) / n
     U = mp_kl_inverse(T, eps, True)
     V = mp_kl_inverse(one, eps, False)
     plus, _ = mv.split_kl(post, E, delta)

@@ -25,6 +25,7 @@ from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.atoms import ChebyshevCantelli
 from tests.brute_force import formula_of
+from tests.maurer_xi import xi
 from tests.test_declare import _multistart
 
 
@@ -257,8 +258,8 @@ def _written_out(name, w, E, delta=0.05):
     d = 2 * (L - T)  # two classes: the voters disagree where exactly one errs
     up = np.vectorize(_kl_up)
     down = np.vectorize(_kl_down)
-    e1 = (kl + np.log(4 * np.sqrt(n) / delta)) / n
-    e2 = (2 * kl + np.log(4 * np.sqrt(n) / delta)) / n
+    e1 = (kl + np.log(2 * xi(n) / delta)) / n
+    e2 = (2 * kl + np.log(2 * xi(n) / delta)) / n
     if name == "c_bound":
         R, D = np.minimum(up(L, e1), 0.5), down(d, e2)
         return 1 - (1 - 2 * R) ** 2 / (1 - 2 * D)

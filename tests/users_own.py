@@ -38,10 +38,10 @@ class MyKL:
         return distance.inverse_form in ("kl", "root")
 
     def right_side(self, bound, K, rounding=0):
-        return bound.metric.kl_right_side(K, bound.m, bound.delta, rounding)
+        return bound.metric.kl_right_side(K, bound.m, bound.delta, rounding, bound.log_xi)
 
     def right_side_expr(self, bound, q, p):
-        return bound.metric.kl_right_side(self.expr(q, p), bound.m, bound.delta)
+        return bound.metric.kl_right_side(self.expr(q, p), bound.m, bound.delta, 0, bound.log_xi)
 
     def family(self, risks, prior):
         from cvxpb.pac_bayes.families import GibbsFamily
@@ -109,11 +109,11 @@ class AtThePrior(Method):
 
 def first_order_mcallester(statistics):
     """A majority-vote bound of one's own, declared with the public atoms: twice
-    McAllester's bound on the Gibbs risk, ``2 (L + sqrt((KL + ln(2 sqrt(n)/delta)) / (2n)))``
+    McAllester's bound on the Gibbs risk, ``2 (L + sqrt((KL + ln(xi(n)/delta)) / (2n)))``
     (Germain et al., 2015, first-order; McAllester, 1999). ``statistics`` is the fitted
     vote's :class:`cvxpb.ensemble.registry.Statistics`."""
     import cvxpb as pb
 
     q, n, delta = statistics.q, statistics.n_gibbs, statistics.delta
     L, K = pb.gibbs_risk(q, statistics.risks), pb.KL(q)
-    return 2 * (L + pb.sqrt((K + math.log(2 * math.sqrt(n) / delta)) / (2 * n)))
+    return 2 * (L + pb.sqrt((K + pb.log_xi(n) - math.log(delta)) / (2 * n)))

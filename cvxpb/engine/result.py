@@ -23,7 +23,7 @@ STATUSES = {
     "than the tolerance (the certificate's gap says how far), or the convex solver "
     "reported reduced accuracy",
     "local": "the bound holds at the posterior returned; it is not proven least (a search "
-    "over three or more terms, or a relaxation that leaves a gap)",
+    "over three or more terms, a relaxation that leaves a gap, or no finite lower bound)",
     "converged": "the method's own iteration met its stopping rule (ccp, fixed_point, "
     "nlp): a stationary point at best, not proven global",
 }

@@ -68,33 +68,42 @@ class CBound(Expression):
 
 
 class PacBoundTwo(Expression):
-    """Germain et al.'s (2015) PAC-Bound 2 as an atom, over its monotone region.
+    """Germain et al.'s (2015) PAC-Bound 2 as an atom.
 
-    The largest C-bound ``1 - (1 - 2e - d)^2 / (1 - 2d)`` over the joint error and
-    disagreement ``(d, e)`` within trinomial kl ``s`` of the quadrant
-    ``d' >= D, e' <= E`` (:mod:`cvxpb.numerics.trinomial`): increasing in ``E`` and ``s``,
-    decreasing in ``D``.
+    The largest C-bound ``1 - (1 - 2e - d)^2 / (1 - 2d)`` over the true joint error and
+    disagreement ``(d, e)`` within trinomial kl ``s`` of the empirical ones, with
+    ``d < 1/2`` (:mod:`cvxpb.numerics.trinomial`), written in the pair's empirical Gibbs
+    risk ``L = e_S + d_S / 2`` and disagreement ``D``, in which it is monotone: increasing
+    in ``L`` and ``s``, decreasing in ``D``. Rates no sample gives (``D > 2L``, a negative
+    joint error, or ``L + D/2 > 1``) give 1 from above and ``-inf`` from below.
 
     Parameters
     ----------
     *args : Expression or float
-        ``(E, D, s)``: the empirical joint error (tandem risk), the empirical
-        disagreement, and the kl inequality's side.
+        ``(L, D, s)``: the empirical Gibbs risk of the pair, the empirical disagreement
+        (on the same examples) and the kl inequality's side.
     """
 
     monotonicity = (1, -1, 1)
 
     def _apply(self, arguments, rounding):
-        return _pac_bound_two(*np.broadcast_arrays(*arguments), rounding)
+        L, D, s = np.broadcast_arrays(*arguments)
+        # D / 2 is exact and the difference rounded once, to half an ulp of itself (exact
+        # where L is within a factor 2 of D / 2, Sterbenz): a computed 0 is exact
+        e = L - D / 2
+        e = e + rounding * 2 * EPS * np.abs(e)
+        possible = (e >= 0) & (e + D <= 1)
+        value = _pac_bound_two(np.where(possible, e, 0.0), D, s, rounding)
+        return np.where(possible, value, -np.inf if rounding < 0 else 1.0)
 
     def _curvature(self, kinds, ranges):
-        """Jointly concave for ``D < 1/2``, the largest value of a concave function over
-        slices of a convex set (:mod:`cvxpb.numerics.trinomial`), where no clip that
-        breaks it acts: ``E`` in [0, 1], ``D + E <= 1``, ``s >= 0``. ``D`` raised to 0
-        keeps it (a concave function decreasing in ``D`` of ``max(D, 0)``, convex)."""
-        E, D, s = ranges
-        inside = within(E, 0.0, 1.0) and within(D, high=0.5, open_high=True)
-        inside = inside and within(s, 0.0) and E[1] + D[1] <= 1
+        """Jointly concave: the largest value of a concave function over the slices of a
+        convex set (:mod:`cvxpb.numerics.trinomial`), ``-inf`` (from below) at rates no
+        sample gives, where no clip that breaks it acts: ``D <= 1`` (below 0 it is raised
+        to 0: a concave function decreasing in ``D`` of ``max(D, 0)``, convex) and
+        ``s >= 0``."""
+        _, D, s = ranges
+        inside = within(D, high=1.0) and within(s, 0.0)
         return "concave" if inside and composes(kinds, self.monotonicity, "concave") else None
 
     def __repr__(self):
@@ -112,7 +121,7 @@ class LambdaBound(Expression):
     ----------
     *args : Expression or float
         ``(L, e)``: the empirical risk and the complexity term
-        ``(KL + log(2 sqrt(n) / delta)) / n``.
+        ``(KL + log(xi(n) / delta)) / n``.
     """
 
     monotonicity = (1, 1)
@@ -536,13 +545,14 @@ def c_bound(R, D) -> Expression:
     return CBound(R, D)
 
 
-def pac_bound_two(E, D, s) -> Expression:
-    """Declare Germain et al.'s (2015) PAC-Bound 2 over its monotone region.
+def pac_bound_two(L, D, s) -> Expression:
+    """Declare Germain et al.'s (2015) PAC-Bound 2.
 
     Parameters
     ----------
-    E : Expression or float
-        The empirical joint error (tandem risk).
+    L : Expression or float
+        The pair's empirical Gibbs risk, joint error plus half the disagreement (on one
+        sample, the posterior's Gibbs risk).
     D : Expression or float
         The empirical disagreement, on the same examples.
     s : Expression or float
@@ -551,9 +561,9 @@ def pac_bound_two(E, D, s) -> Expression:
     Returns
     -------
     Expression
-        The atom: increasing in ``E`` and ``s``, decreasing in ``D``.
+        The atom: increasing in ``L`` and ``s``, decreasing in ``D``.
     """
-    return PacBoundTwo(E, D, s)
+    return PacBoundTwo(L, D, s)
 
 
 def lambda_bound(L, e) -> Expression:
@@ -566,7 +576,7 @@ def lambda_bound(L, e) -> Expression:
     L : Expression or float
         The empirical risk.
     e : Expression or float
-        The complexity term ``(KL + log(2 sqrt(n) / delta)) / n``.
+        The complexity term ``(KL + log(xi(n) / delta)) / n``.
 
     Returns
     -------

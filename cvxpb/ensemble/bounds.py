@@ -27,7 +27,7 @@ statistics were measured on:
   terms (the Gibbs risk, the disagreement and KL), solved by a local search whose
   status says so (:mod:`cvxpb.engine.declare.local`);
 * :func:`pac_bayes_lambda`: ``MV <= 2 min_lambda [L / (1 - lambda/2)
-  + (KL + ln(2 sqrt(n) / delta)) / (lambda (1 - lambda/2) n)]`` (Thiemann, Igel,
+  + (KL + ln(xi(n) / delta)) / (lambda (1 - lambda/2) n)]`` (Thiemann, Igel,
   Wintenberger and Seldin, 2017), at the best ``lambda`` in (0, 2) (a closed form). It
   holds for every ``lambda`` at once with no union bound: from ``kl(L_hat || L) <= e`` follow
   ``L <= L_hat + sqrt(2 L e)`` and ``sqrt(2 L e) <= lambda L / 2 + e / lambda``, so it
@@ -54,6 +54,7 @@ from cvxpb.engine.declare.terms import (
 )
 from cvxpb.ensemble import atoms
 from cvxpb.ensemble.pairs import PairErrors
+from cvxpb.numerics.maurer import log_xi
 from cvxpb.numerics.tolerances import EPS
 from cvxpb.pac_bayes import check_distance
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
@@ -150,8 +151,9 @@ def tandem(
 def c_bound(q: Posterior, risks, n, votes=None, delta=0.05, *, matrix=None, n_disagreement=None):
     """Declare the PAC-Bayesian C-bound of two kl bounds (Germain et al., 2015).
 
-    An upper kl bound on the Gibbs risk and a lower one on the disagreement, with
-    ``2 sqrt(n)`` for Maurer's ``xi(n)``.
+    An upper kl bound on the Gibbs risk and a lower one on the disagreement, each at
+    ``delta / 2``, with Maurer's ``xi(n)`` computed (its upper bound ``2 sqrt(n)`` in the
+    paper).
 
     Parameters
     ----------
@@ -226,11 +228,13 @@ def pac_bound_2(
 
     The joint error (tandem risk) and the disagreement of two voters drawn from ``q``,
     measured on the same ``n`` examples, are bounded together by one trinomial kl
-    inequality of side ``(2 KL + ln((xi(n) + n) / delta)) / n``, with ``2 sqrt(n)`` for
-    ``xi(n)`` (which it bounds), and the bound is the largest C-bound over the rates it
-    allows, taken over the monotone region of :mod:`cvxpb.numerics.trinomial` (at least
-    PAC-Bound 2, and equal to it where its supremum lies on the region's low-disagreement
-    edge). For two classes.
+    inequality of side ``(2 KL + ln((xi(n) + n) / delta)) / n``, with Maurer's ``xi(n)``
+    computed (the paper writes its upper bound ``2 sqrt(n)``), and the bound is the
+    largest C-bound over the rates it allows (:mod:`cvxpb.numerics.trinomial`: the
+    paper's region, with ``d < 1/2`` for its ``d <= 2 (sqrt(e) - e)``). It is declared in
+    the pair's Gibbs risk (joint error plus half the disagreement; on one sample, the
+    posterior's Gibbs risk) and the disagreement, in which it is monotone. For two
+    classes.
 
     Parameters
     ----------
@@ -265,9 +269,11 @@ def pac_bound_2(
         if len(np.unique(np.asarray(votes))) > 2:
             raise ValueError("votes must hold two classes: PAC-Bound 2 is a binary bound")
         n = np.shape(errors)[0]
-        joint, disagree = tandem_risk(q, errors), disagreement(q, votes)
+        risk = gibbs_risk(q, np.mean(_indicators(errors), axis=0))
+        disagree = disagreement(q, votes)
     elif tandem_matrix is not None and disagreement_matrix is not None and n is not None:
-        joint = tandem_risk(q, matrix=tandem_matrix)
+        pair_risk = np.asarray(tandem_matrix, float) + np.asarray(disagreement_matrix, float) / 2
+        risk = pairwise_loss(q, matrix=pair_risk, name="pair_gibbs_risk")
         disagree = disagreement(q, matrix=disagreement_matrix)
     else:
         raise ValueError(
@@ -275,8 +281,9 @@ def pac_bound_2(
             "disagreement_matrix= and n="
         )
     n = check_count(n, "n")
-    side = (2 * KL(q) + np.log(_up((2 * np.sqrt(n) + n) / delta))) / n
-    return atoms.pac_bound_two(joint, disagree, side)
+    confidence = np.logaddexp(log_xi(n), np.log(n)) - np.log(delta)  # ln((xi(n) + n) / delta)
+    side = (2 * KL(q) + _up(confidence)) / n
+    return atoms.pac_bound_two(risk, disagree, side)
 
 
 def chebyshev_cantelli_tnd(
@@ -642,6 +649,14 @@ def _shifts(grid):
     return mus
 
 
+def _indicators(errors):
+    """``errors`` as an n x H array of 0/1 error indicators, or a ValueError."""
+    errors = real_array(errors, "errors")
+    if errors.ndim != 2 or not np.all((errors == 0) | (errors == 1)):
+        raise ValueError("errors must be an n x H matrix of 0/1 error indicators")
+    return errors
+
+
 def _up(x):
     """``x`` raised by a few units in the last place: a factor rounded outward."""
     return float(x) * (1 + 4 * EPS)
@@ -675,9 +690,9 @@ def _tandem_term(q, errors, n, matrix, who):
 
 
 def _kl_slack(divergence, n, delta, parts=2):
-    """``(divergence + ln(2 parts sqrt(n) / delta)) / n``: the kl inequality's side at
-    ``delta / parts``."""
-    return (divergence + np.log(2 * parts * np.sqrt(n) / delta)) / n
+    """``(divergence + ln(parts xi(n) / delta)) / n``: the kl inequality's side at
+    ``delta / parts``, with Maurer's ``xi(n)`` (:func:`cvxpb.numerics.maurer.log_xi`)."""
+    return (divergence + _up(log_xi(n) + np.log(parts / delta))) / n
 
 
 def pac_bayes_lambda(q: Posterior, risks, n, delta):
@@ -703,7 +718,7 @@ def pac_bayes_lambda(q: Posterior, risks, n, delta):
         The declared bound, for :class:`cvxpb.Minimize`.
     """
     n, delta = check_count(n, "n"), check_delta(delta)
-    complexity = (KL(q) + np.log(2 * np.sqrt(n) / delta)) / n
+    complexity = (KL(q) + _up(log_xi(n) - np.log(delta))) / n
     return 2 * atoms.lambda_bound(gibbs_risk(q, risks), complexity)
 
 

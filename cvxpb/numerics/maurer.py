@@ -11,7 +11,7 @@ Each term is the binomial probability of its own mean, ``Bin(k; n, k/n)``, which
 Loader's saddle-point form gives to a few ulps with no cancellation
 (:func:`cvxpb.numerics.binomial.stirling_error`):
 ``Bin(k; n, k/n) = sqrt(n / (2 pi k (n - k))) exp(s(n) - s(k) - s(n - k))``.
-The terms are summed exactly and the sum moved up by ``1e-10`` of itself, far above
+The terms are summed exactly and the sum moved up by ``1e-13`` of itself, far above
 their rounding (a few ulps each) and the series' error (below 1e-17). Beyond
 :data:`EXACT_UP_TO` the sum would take seconds, and ``2 sqrt(n)``, still valid, is used.
 """
@@ -28,7 +28,7 @@ from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import nudge
 
 EXACT_UP_TO = 1_000_000  # sample sizes summed term by term (0.1 s at the largest)
-MARGIN = 1e-10  # the relative step up that covers the terms' rounding
+MARGIN = 1e-13  # the relative step up that covers the terms' rounding (1e-15 at most)
 
 
 @lru_cache(maxsize=256)
@@ -53,7 +53,7 @@ def log_xi(n) -> float:
     Returns
     -------
     float
-        At least the exact ``ln xi(n)``, above it by about 1e-10; ``ln(2 sqrt(n))``
+        At least the exact ``ln xi(n)``, above it by about 1e-13; ``ln(2 sqrt(n))``
         beyond :data:`EXACT_UP_TO`.
 
     Raises

@@ -2,42 +2,53 @@
 
 On one sample, a pair of two-class voters either both errs (rate ``e``: the joint
 error, which is the tandem risk), disagrees (``d``: in two classes exactly one of them
-errs) or answers right twice. The C-bound in these two rates is
+errs) or answers right twice. Their Gibbs risk is ``R = e + d / 2``, and the C-bound is
 
-    F(d, e) = 1 - (1 - 2e - d)^2 / (1 - 2d)        (the Gibbs risk is e + d/2),
+    F(d, e) = 1 - (1 - 2R)^2 / (1 - 2d) = 1 - (1 - 2e - d)^2 / (1 - 2d).
 
-and PAC-Bound 2 bounds the vote's risk by the largest ``F`` over the rates the
-trinomial kl inequality allows,
+PAC-Bound 2 bounds the vote's risk by the largest ``F`` over the rates the trinomial kl
+inequality allows,
 
     sup {F(d, e) : kl(d_S, e_S || d, e) <= s, d <= 2 (sqrt(e) - e), 2e + d < 1},
 
 ``s = (2 KL + ln((xi(m) + m) / delta)) / m``, and 1 where the region reaches
 ``2e + d = 1`` (a Gibbs risk of 1/2).
 
-:func:`pac_bound_two` takes the supremum over a larger region: the union of those
-regions over every empirical pair ``(d', e')`` with ``d' >= d_S`` and ``e' <= e_S``
-(the points within trinomial kl ``s`` of that quadrant), and without the constraint
-``d <= 2 (sqrt(e) - e)`` (only ``d < 1/2``). A larger set gives a larger supremum, so
-the value is still a bound; it is nonincreasing in ``d_S`` and nondecreasing in ``e_S``
-and ``s``, as a declared bound must be; and it is PAC-Bound 2 itself where the
-supremum of PAC-Bound 2 lies on the region's low-disagreement edge (the case of a
-useful C-bound, ``d_S`` above ``2 e_S``) and the dropped constraint does not bind there.
-The least trinomial kl from the quadrant is jointly convex in ``(d_S, e_S, d, e)`` (the
-least of a jointly convex function over a convex set) and ``F`` is concave for
-``d < 1/2``, so the value is jointly concave in ``(d_S, e_S, s)`` (a concave function
-maximized over the slices of a convex set) wherever ``d_S < 1/2``. On one sample
-``d_S <= 2 (sqrt(e_S) - e_S)`` always holds (Jensen), and the value is at least the
-C-bound at ``(d_S, e_S)``, at least 0; statistics no sample gives can take it below 0.
+:func:`pac_bound_two` takes that supremum over the region itself, with one of its
+constraints replaced: ``d <= 2 (sqrt(e) - e)`` (that is ``e >= R^2``, which every pair of
+true rates meets, and which keeps ``d`` below 1/2 where ``R < 1/2``) gives way to
+``d < 1/2`` alone. The region is then convex and ``F`` concave on it, and the value is
 
-At each ``e`` the region's points are ``d >= d_lo(e)``, and ``F(., e)`` rises to its
-peak ``4e`` at ``d = 2e``, then falls; so the supremum is ``max_e G(e)`` over
-``[0, e_top]`` (``e_top`` the binary kl's upper inverse of ``e_S``) with
-``G(e) = F(max(2e, d_lo(e)), e)``, a concave function of ``e``. Its largest value is
-found by a golden-section search and bounded above, whatever the search found, by
-chords: at a few points around the best ``e`` and at the ends, ``G`` from above (the
-least ``d`` from below) and from below (at points proven inside), and on each piece
-between them the chord through a neighbouring piece, extended, which lies above a
-concave function there.
+* jointly concave in ``(d_S, e_S, s)`` (a concave function maximized over the slices
+  of a convex set);
+* nondecreasing in the side ``s`` and, at a fixed ``d_S``, in the Gibbs risk
+  ``L_S = e_S + d_S / 2`` (so in ``e_S``); nonincreasing in ``d_S`` at a fixed ``L_S``.
+  Both by data
+  processing: the kernel that moves a share of the outcomes "both right" to "both wrong"
+  maps the sample's rates to the higher ones and every ``(d, e)`` of the region to a
+  point of the new one with a larger ``R`` and the same ``d``, hence a larger ``F``; the
+  one that moves a share of "disagree" evenly to "both wrong" and "both right" maps the
+  higher disagreement's rates back to the lower one's, and every point of the former's
+  region to one of the latter's with the same ``R`` and a smaller ``d``.
+
+So :class:`cvxpb.ensemble.atoms.PacBoundTwo` declares it in ``(L_S, d_S, s)``, the
+coordinates in which it is monotone (in ``(e_S, d_S)`` it is not: at a fixed joint
+error, more disagreement below about ``2 e_S`` raises it).
+
+Dropping ``e >= R^2`` can only raise the supremum: the value is at least PAC-Bound 2 as
+stated, and equal to it wherever that constraint does not hold the supremum (in 300
+random statistics it held it only where both were above 0.96).
+
+At each ``e`` the region's points are ``d`` in ``[d_lo(e), d_hi(e)]`` (the chain rule
+``kl(a, b || d, e) = kl(b, e) + (1 - b) kl(a / (1 - b), d / (1 - e))`` gives both ends
+from the binary kl's inverses), and ``F(., e)`` rises to its peak ``4e`` at ``d = 2e``,
+then falls; so the supremum is ``max_e G(e)`` over the joint errors within binary kl
+``s`` of ``e_S``, with ``G(e) = F(clip(2e, d_lo(e), d_hi(e)), e)``, a concave function of
+``e``. Its largest value is found by a golden-section search and bounded above,
+whatever the search found, by chords: at a few points around the best ``e`` and at the
+ends, ``G`` from above (the slice widened) and from below (at points proven inside),
+and on each piece between them the chord through a neighbouring piece, extended, which
+lies above a concave function there.
 """
 
 from __future__ import annotations
@@ -50,6 +61,7 @@ from cvxpb.numerics.kl import (
     kl_inv_lower_bracket,
     kl_inv_lower_newton,
     kl_inv_upper_bracket,
+    kl_inv_upper_newton,
 )
 from cvxpb.numerics.tolerances import EPS, nudge
 
@@ -80,64 +92,62 @@ def trinomial_kl(a, b, d, e):
     return sum(terms)
 
 
-def lowest_disagreement(e, d_S, e_S, s, d_L, rounding):
-    """``d_lo(e)``, the least ``d`` of the region at the joint error ``e``.
+def disagreement_slice(e, d_S, e_S, s, rounding):
+    """``(d_lo(e), d_hi(e))``: the region's disagreements at the joint error ``e``.
 
-    That is the least ``d`` with a point of the quadrant ``d' >= d_S, e' <= e_S``
-    within trinomial kl ``s`` of ``(d, e)``.
-
-    The divergence splits by the chain rule,
-    ``kl(a, b || d, e) = kl(b, e) + (1 - b) kl(a / (1 - b), d / (1 - e))``, so from the
-    corner ``(d_S, e_S)`` the least ``d`` is ``(1 - e) u`` with ``u`` the binary kl's
-    lower inverse of ``d_S / (1 - e_S)`` at ``(s - kl(e_S, e)) / (1 - e_S)``. From the
-    edge ``d' = d_S`` (``e' = (1 - d_S) e / (1 - d) <= e_S`` there, the divergence being
-    ``kl(d_S, d)``) it is ``d_L``, the lower inverse of ``d_S`` at ``s``, where
-    ``(1 - d_S) e <= e_S (1 - d_L)``. The quadrant's own points ``(d_S, e)``,
-    ``e <= e_S``, are at divergence 0; its other candidates lie to the right of these.
+    By the chain rule, ``d / (1 - e)`` lies between the binary kl's inverses of
+    ``d_S / (1 - e_S)`` at ``(s - kl(e_S, e)) / (1 - e_S)``.
 
     Parameters
     ----------
     e : ndarray
-        The joint error, with ``kl(e_S, e) <= s`` or ``e <= e_S``.
+        The joint error.
     d_S, e_S, s : ndarray
-        The quadrant's corner and the kl inequality's side.
-    d_L : ndarray
-        ``d_L``, rounded down (``rounding=+1``) or up.
+        The empirical disagreement and joint error, and the kl inequality's side.
     rounding : {1, 0, -1}
-        ``+1``: a value at most ``d_lo(e)``; ``-1``: at least it, a ``d`` whose point
-        ``(d, e)`` is in the region (proven with the rounding margins); 0: near it,
-        fast (Newton's iterates unverified), for searching.
+        ``+1``: an interval holding the slice; ``-1``: one inside it (its points proven
+        in the region, with the rounding margins); 0: near it, fast (Newton's iterates
+        unverified), for searching.
 
     Returns
     -------
-    ndarray
-        The disagreement.
+    d_lo : ndarray
+        The least disagreement.
+    d_hi : ndarray
+        The largest; below ``d_lo`` where the slice is empty (``e`` not within binary kl
+        ``s`` of ``e_S``, or not proven so).
     """
     gap = kl(e_S, e)
     rest = 1 - e_S
     with np.errstate(divide="ignore", invalid="ignore"):
-        gap = np.where(np.isfinite(gap), gap - rounding * (64 * EPS * gap + 1e-300), gap)
+        moved = gap - rounding * (64 * EPS * gap + 1e-300)  # 0 at e = e_S is exact
+        gap = np.where(np.isfinite(gap) & (gap > 0), moved, gap)
         side = np.where(rest > 0, np.maximum(s - gap, 0.0) / rest, 0.0)
         p = np.where(rest > 0, np.minimum(d_S / rest, 1.0), 0.0)
     side = np.maximum(nudge(side, rounding), 0.0)
     if rounding == 0:
-        u = kl_inv_lower_newton(p, side)[0]
+        lo, hi = kl_inv_lower_newton(p, side)[0], kl_inv_upper_newton(p, side)[0]
     else:
-        lo, hi = kl_inv_lower_bracket(p, side)
-        u = np.where((side == 0) | (p == 0), p, lo if rounding > 0 else hi)
-    corner = nudge((1 - e) * u, -rounding)
-    if rounding < 0:  # no corner point where kl(e_S, e) may exceed s
-        corner = np.where(gap <= s, corner, np.inf)
-    edge = (1 - d_S) * e <= e_S * (1 - d_L) * (1 + rounding * 4 * EPS)
-    lowest = np.where(edge, np.minimum(d_L, corner), corner)
-    return np.where(e <= e_S, np.minimum(lowest, d_S), lowest)  # (d_S, e) itself, exactly
+        lows, highs = kl_inv_lower_bracket(p, side), kl_inv_upper_bracket(p, side)
+        inward = rounding < 0
+        lo, hi = lows[int(inward)], highs[int(not inward)]
+        plain = (side == 0) | (p == 0)
+        lo = np.where(plain & (p == 0), 0.0, np.where(side == 0, p, lo))
+        hi = np.where((side == 0) & (p > 0), p, hi)
+    lo, hi = np.where(rest > 0, lo, 0.0), np.where(rest > 0, hi, 1.0)  # all errors: any d
+    d_lo, d_hi = nudge((1 - e) * lo, -rounding), nudge((1 - e) * hi, rounding)
+    own = (e == e_S) & (side == 0)  # the sample's own rates: exactly in the region
+    d_lo, d_hi = np.where(own, d_S, d_lo), np.where(own, d_S, d_hi)
+    outside = gap > s  # beyond the joint error's own kl bound: no point at this e
+    return np.where(outside, np.inf, np.maximum(d_lo, 0.0)), np.where(outside, -np.inf, d_hi)
 
 
 def c_bound_in_rates(d, e):
     """The C-bound in the disagreement and the joint error.
 
-    ``F(d, e) = 1 - (1 - 2e - d)^2 / (1 - 2d)``; 1 where ``2e + d >= 1`` or
-    ``d >= 1/2`` (no C-bound holds there; 1 bounds any vote).
+    ``F(d, e) = 1 - (1 - 2e - d)^2 / (1 - 2d)``; 1 where ``2e + d >= 1`` (a Gibbs risk of
+    1/2 or more: 1 bounds any vote); ``-inf`` at ``d >= 1/2`` below that (no pair of true
+    rates is there).
 
     Parameters
     ----------
@@ -151,22 +161,33 @@ def c_bound_in_rates(d, e):
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         value = 1 - (1 - 2 * e - d) ** 2 / (1 - 2 * d)
-    return np.where((2 * e + d >= 1) | (d >= 0.5), 1.0, value)
+    value = np.where(d >= 0.5, -np.inf, value)
+    return np.where(2 * e + d >= 1, 1.0, value)
 
 
-def _profile(e, d_S, e_S, s, d_L, rounding):
-    """``G(e) = F(max(2e, d_lo(e)), e)``: with ``rounding=+1`` never below the true
-    value (``d_lo`` from below, and ``F(., e)`` falls beyond its peak at ``2e``); with 0
-    near it, for searching."""
-    low = lowest_disagreement(e, d_S, e_S, s, d_L, rounding)
-    return c_bound_in_rates(np.maximum(2 * e, low), e)
+def _slice_value(e, d_S, e_S, s, rounding):
+    """``G(e)``, the largest ``F`` over the slice at ``e``: 1 where the slice has a point
+    of Gibbs risk 1/2 below ``d = 1/2``, else ``F`` at ``2e`` clipped into the slice;
+    ``-inf`` where the slice has no point below ``d = 1/2``. With ``rounding=+1`` never
+    below the true value (the slice widened); with ``-1`` never above it (a point proven
+    inside, ``F`` rounded down); with 0 near it, for searching."""
+    d_lo, d_hi = disagreement_slice(e, d_S, e_S, s, rounding)
+    top = np.minimum(d_hi, 0.5)
+    reach = np.maximum(d_lo, 1 - 2 * e)  # the least d of the slice with R >= 1/2
+    half = (reach <= top) & (reach < 0.5)
+    d = np.clip(2 * e, d_lo, np.maximum(top, d_lo))
+    value = c_bound_in_rates(d, e)
+    if rounding < 0:
+        value = nudge(value, -1)
+    value = np.where(half, 1.0, np.where(d >= 0.5, -np.inf, value))
+    return np.where(d_lo > top, -np.inf, value)
 
 
-def _golden(profile, top):
-    """A golden-section search for the largest ``profile`` on ``[0, top]``: its best
-    point."""
+def _golden(profile, bottom, top):
+    """A golden-section search for the largest ``profile`` on ``[bottom, top]``: its
+    best point."""
     ratio = (np.sqrt(5) - 1) / 2
-    a, b = np.zeros_like(top), top.copy()
+    a, b = bottom.copy(), top.copy()
     x1, x2 = b - ratio * (b - a), a + ratio * (b - a)
     g1, g2 = profile(x1), profile(x2)
     for _ in range(GOLDEN_STEPS):
@@ -193,30 +214,33 @@ def _chords(grid, up, low):
             best = 4 * v
             if i >= 1:
                 run = u - grid[i - 1]
-                rise = np.maximum(up[i] - low[i - 1], 0.0) / run * length
-                best = np.minimum(best, np.where(run > 0, up[i] + rise, np.inf))
+                rise = _rise(up[i], low[i - 1]) / run * length
+                best = np.minimum(best, np.where(run > 0, _extend(up[i], rise), np.inf))
             if i + 2 <= last:
                 run = grid[i + 2] - v
-                rise = np.maximum(up[i + 1] - low[i + 2], 0.0) / run * length
-                best = np.minimum(best, np.where(run > 0, up[i + 1] + rise, np.inf))
+                rise = _rise(up[i + 1], low[i + 2]) / run * length
+                best = np.minimum(best, np.where(run > 0, _extend(up[i + 1], rise), np.inf))
             bounds.append(np.where(length > 0, best, -np.inf))
     return np.maximum.reduce(bounds)
 
 
-def _inside_value(e, d_S, e_S, s, d_L):
-    """``G(e)`` from below: the C-bound, rounded down, at ``(max(2e, d), e)`` for a ``d``
-    whose point is proven in the region; 1 past ``e = 1/4`` (a point on ``2e + d = 1``
-    with ``d < 1/2`` is there); ``-inf`` where no point with ``d < 1/2`` is proven."""
-    d = lowest_disagreement(e, d_S, e_S, s, d_L, -1)
-    peak = np.maximum(2 * e, d)
-    proven = peak < 0.5
-    value = nudge(c_bound_in_rates(np.where(proven, peak, 0.0), e), -1)
-    value = np.where(proven, value, -np.inf)
-    return np.where((e > 0.25) & (d < 0.5), 1.0, value)
+def _rise(up, low):
+    """``max(up - low, 0)``, and ``inf`` (no chord) where both are ``-inf``: two points
+    outside the profile's domain say nothing of it between them."""
+    with np.errstate(invalid="ignore"):
+        rise = np.maximum(up - low, 0.0)
+    return np.where(np.isnan(rise), np.inf, rise)
+
+
+def _extend(up, rise):
+    """``up + rise``, and ``inf`` where that is ``-inf + inf`` (no chord)."""
+    with np.errstate(invalid="ignore"):
+        value = up + rise
+    return np.where(np.isnan(value), np.inf, value)
 
 
 def pac_bound_two(e_S, d_S, s, rounding: int = 1):
-    """PAC-Bound 2 over the monotone region of the module's text.
+    """PAC-Bound 2 over the region of the module's text.
 
     Parameters
     ----------
@@ -238,29 +262,31 @@ def pac_bound_two(e_S, d_S, s, rounding: int = 1):
         The bound, at most 1.
     """
     e_S, d_S, s = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(e_S, d_S, s))
-    e_S = np.clip(e_S, 0.0, 1.0)
-    d_S, s = np.clip(d_S, 0.0, 1.0 - e_S), np.clip(s, 0.0, LARGE)  # LARGE allows every e
     shape = e_S.shape
     e_S, d_S, s = (np.atleast_1d(x).ravel() for x in (e_S, d_S, s))
-    top = kl_inv_upper_bracket(e_S, s)[1]
+    e_S = np.clip(e_S, 0.0, 1.0)
+    d_S, s = np.clip(d_S, 0.0, 1.0 - e_S), np.clip(s, 0.0, LARGE)  # LARGE allows every e
+    bottom = np.where(s > 0, kl_inv_lower_bracket(e_S, s)[0], e_S)  # s = 0: e_S alone
+    top = np.where(s > 0, kl_inv_upper_bracket(e_S, s)[1], e_S)
     inner = np.maximum(s - INSIDE * (s + 1e-3), 0.0)
-    inner_top = kl_inv_upper_bracket(e_S, inner)[0]  # its points can be proven inside
-    plain = (s == 0) | (d_S == 0)
-    d_L = [np.where(plain, d_S, end) for end in kl_inv_lower_bracket(d_S, s)]
+    inner_ends = kl_inv_lower_bracket(e_S, inner)[1], kl_inv_upper_bracket(e_S, inner)[0]
 
     def profile(e, rounding=0):
-        return _profile(e, d_S, e_S, s, d_L[0], rounding)
+        return _slice_value(e, d_S, e_S, s, rounding)
 
-    best = _golden(profile, top)
+    best = _golden(profile, bottom, top)
+    best = np.where(profile(best) >= profile(e_S), best, e_S)  # e_S: in the region for any s
     if rounding == 0:
-        return np.minimum(profile(best), 1.0).reshape(shape)
-    steps = [best + side * h * top for side in (-1, 1) for h in STEPS]
-    grid = np.stack([np.zeros_like(top), top, inner_top, best, *steps])
-    grid = np.sort(np.clip(grid, 0.0, top), axis=0)
-    low = np.stack([_inside_value(e, d_S, e_S, s, d_L[1]) for e in grid])
-    if rounding < 0:
-        return np.minimum(np.max(low, axis=0), 1.0).reshape(shape)
-    up = np.stack([profile(e, 1) for e in grid])
-    value = _chords(grid, up, low)
-    value = nudge(value + 64 * EPS * (1 + np.abs(value)), 1)
-    return np.minimum(value, 1.0).reshape(shape)
+        value = np.minimum(profile(best), 1.0)
+    else:
+        width = top - bottom
+        steps = [best + side * h * width for side in (-1, 1) for h in STEPS]
+        grid = np.stack([bottom, top, *inner_ends, e_S, best, *steps])
+        grid = np.sort(np.clip(grid, bottom, top), axis=0)
+        low = np.stack([profile(e, -1) for e in grid])
+        if rounding < 0:
+            value = np.minimum(np.max(low, axis=0), 1.0)
+        else:
+            value = _chords(grid, np.stack([profile(e, 1) for e in grid]), low)
+            value = np.minimum(nudge(value + 64 * EPS * (1 + np.abs(value)), 1), 1.0)
+    return value.reshape(shape)

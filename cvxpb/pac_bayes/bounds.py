@@ -17,9 +17,11 @@ space, since ``I_phi`` underflows and the moment overflows as ``alpha -> 1``.
 
 KL divergence, ``K = KL(Q||P)``:
 
-* ``kl``:     Seeger/Maurer, ``kl(L, R) <= (K + ln(2 sqrt(m)/delta)) / m``
+* ``kl``:     Seeger/Maurer, ``kl(L, R) <= (K + ln(xi(m)/delta)) / m``, with Maurer's
+  ``xi(m) = sum_k C(m, k) (k/m)^k (1 - k/m)^(m-k)`` computed
+  (:mod:`cvxpb.numerics.maurer`; the papers' ``2 sqrt(m)`` with ``constants="paper"``)
 * ``sq``:     McAllester's square root bound (Pinsker on the above),
-  ``R <= L + sqrt((K + ln(2 sqrt(m)/delta)) / (2m))``
+  ``R <= L + sqrt((K + ln(xi(m)/delta)) / (2m))``
 * ``linear``: ``R <= L + (K + ln(n/delta))/lam + lam/(8m)``, best ``lam`` of a grid of n
 * ``catoni``: ``R <= (1 - exp(-C L - (K + ln(n/delta))/m)) / (1 - exp(-C))``,
   best ``C`` of a grid of n
@@ -33,6 +35,8 @@ object its inverse, constant and KL bound (:mod:`cvxpb.pac_bayes.distances`).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -56,7 +60,8 @@ class Bound:
     delta : float in (0, 1)
         The bound holds with probability at least ``1 - delta``.
     constants : {"exact", "paper"}, default="exact"
-        Route for ``I_phi`` (chi-squared bounds only).
+        Route for ``I_phi`` (chi-squared and Renyi bounds) and for the KL bounds'
+        confidence term: Maurer's ``xi(m)`` computed, or the papers' ``2 sqrt(m)``.
     grid : array_like, optional
         Grid of the free parameter (KL ``linear`` and ``catoni`` only).
     alpha : float > 1, optional
@@ -75,6 +80,15 @@ class Bound:
         )
         self.constant = self.metric.constant(m, constants, self.alpha) if uses_constant else None
         self.grid = self._grid(grid)
+
+    @functools.cached_property
+    def log_xi(self) -> float | None:
+        """float or None: ``ln xi(m)``, Maurer's confidence term of the kl bounds, rounded
+        up (:mod:`cvxpb.numerics.maurer`); None with ``constants="paper"``, whose bounds
+        take the papers' ``2 sqrt(m)``."""
+        from cvxpb.numerics.maurer import log_xi
+
+        return None if self.constants == "paper" else log_xi(self.m)
 
     def _grid(self, grid):
         default = self.metric.default_grid(self.m)

@@ -190,7 +190,7 @@ class Distance:
         """
         return None
 
-    def kl_right_side(self, K, m: int, delta: float, rounding: int = 0):
+    def kl_right_side(self, K, m: int, delta: float, rounding: int = 0, log_xi=None):
         """Evaluate ``rhs`` in ``phi(L, R) <= rhs`` with the KL divergence ``K``.
 
         Parameters
@@ -203,6 +203,9 @@ class Distance:
             The confidence parameter.
         rounding : {+1, -1, 0}, default=0
             The direction to round in.
+        log_xi : float, optional
+            ``ln xi(m)``, Maurer's confidence term rounded up
+            (:func:`cvxpb.numerics.maurer.log_xi`); None for the papers' ``2 sqrt(m)``.
 
         Returns
         -------
@@ -211,7 +214,7 @@ class Distance:
         """
         raise NotImplementedError(f"the {self.name} distance has no KL bound of that form")
 
-    def kl_bound(self, L, K, m: int, delta: float, grid, rounding: int = 0):
+    def kl_bound(self, L, K, m: int, delta: float, grid, rounding: int = 0, log_xi=None):
         """Bound the true risk with the KL divergence: the inverse at the right side.
 
         Parameters
@@ -226,13 +229,17 @@ class Distance:
             The free parameter's grid, for the bounds that have one.
         rounding : {+1, -1, 0}, default=0
             The direction to round in.
+        log_xi : float, optional
+            ``ln xi(m)`` for the bounds whose confidence term is Maurer's (the kl and
+            squared distances); None for ``2 sqrt(m)``.
 
         Returns
         -------
         float or ndarray
             The bound.
         """
-        return self.inverse(L, self.kl_right_side(K, m, delta, rounding), rounding)
+        rhs = self.kl_right_side(K, m, delta, rounding, log_xi)
+        return self.inverse(L, rhs, rounding)
 
 
 class UnionBoundDistance(Distance):
@@ -265,7 +272,8 @@ class UnionBoundDistance(Distance):
         """
         raise NotImplementedError
 
-    def kl_bound(self, L, K, m, delta, grid, rounding: int = 0):
+    def kl_bound(self, L, K, m, delta, grid, rounding: int = 0, log_xi=None):
+        # a union bound over the grid, each at delta / n: Maurer's xi has no part here
         penalty = nudge(K + np.log(grid.size / delta), rounding)[..., None]
         values = self.grid_values(L[..., None], penalty, m, grid, rounding)
         return np.min(nudge(nudge(values, rounding), rounding), axis=-1)
@@ -310,7 +318,7 @@ class Squared(Distance):
     Notes
     -----
     With KL (McAllester, Pinsker on Seeger/Maurer):
-    ``rhs = (K + ln(2 sqrt(m)/delta)) / (2m)``.
+    ``rhs = (K + ln(xi(m)/delta)) / (2m)``, Maurer's ``xi(m)`` (``2 sqrt(m)`` in the papers).
     """
 
     name = "sq"
@@ -334,8 +342,8 @@ class Squared(Distance):
         root = nudge(np.sqrt(nudge(rhs, rounding)), rounding)
         return nudge(nudge(L, rounding) + root, rounding)
 
-    def kl_right_side(self, K, m, delta, rounding: int = 0):
-        return _outward(K + np.log(2 * np.sqrt(m) / delta), rounding) / (2 * m)
+    def kl_right_side(self, K, m, delta, rounding: int = 0, log_xi=None):
+        return _outward(K + _confidence(m, delta, log_xi), rounding) / (2 * m)
 
 
 class KLDistance(Distance):
@@ -344,7 +352,7 @@ class KLDistance(Distance):
     Notes
     -----
     The upper inverse, from a verified bracket when rounding up. With KL
-    (Seeger/Maurer): ``rhs = (K + ln(2 sqrt(m)/delta)) / m``. Whether the bound reaches
+    (Seeger/Maurer): ``rhs = (K + ln(xi(m)/delta)) / m``. Whether the bound reaches
     a threshold needs no inversion: ``kl^{-1}(L, e) >= t  <=>  t <= L  or  kl(L, t) <= e``.
     """
 
@@ -381,8 +389,8 @@ class KLDistance(Distance):
         with np.errstate(invalid="ignore"):  # a NaN statistic keeps its interval open
             return (t <= L) | (kl_unchecked(np.minimum(L, t), t) <= rhs)
 
-    def kl_right_side(self, K, m, delta, rounding: int = 0):
-        return _outward(K + np.log(2 * np.sqrt(m) / delta), rounding) / m
+    def kl_right_side(self, K, m, delta, rounding: int = 0, log_xi=None):
+        return _outward(K + _confidence(m, delta, log_xi), rounding) / m
 
 
 class Catoni(UnionBoundDistance):
@@ -410,6 +418,12 @@ class Catoni(UnionBoundDistance):
     def grid_values(self, L, penalty, m: int, grid, rounding: int = 0):
         exponent = grid * L + penalty / m
         return -np.expm1(-nudge(exponent, rounding)) / -np.expm1(-grid)
+
+
+def _confidence(m, delta, log_xi):
+    """``ln(xi(m) / delta)`` with Maurer's ``xi(m)`` (its log, rounded up) where given,
+    else the papers' ``ln(2 sqrt(m) / delta)``."""
+    return np.log(2 * np.sqrt(m) / delta) if log_xi is None else log_xi - np.log(delta)
 
 
 def _outward(x, rounding: int):

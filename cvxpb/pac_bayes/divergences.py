@@ -495,11 +495,11 @@ class KLDivergence(Divergence):
     additive = True
     formulas = {
         KLDistance: (
-            "min_{q,r}  r  s.t.  kl(L(q), r) <= (K(q) + ln(2 sqrt(m)/delta))/m  (Seeger)",
+            "min_{q,r}  r  s.t.  kl(L(q), r) <= (K(q) + ln(xi(m)/delta))/m  (Seeger)",
             "the constraint is convex <= convex, a difference of convex functions",
         ),
         Squared: (
-            "min_q  L(q) + sqrt((K(q) + ln(2 sqrt(m)/delta))/(2m))  (McAllester)",
+            "min_q  L(q) + sqrt((K(q) + ln(xi(m)/delta))/(2m))  (McAllester)",
             "the square root of a convex function is neither convex nor concave",
         ),
         Linear: (
@@ -617,18 +617,20 @@ class KLDivergence(Divergence):
         return True  # Seeger/Maurer (kl), McAllester (sq), the grid bounds (linear, catoni)
 
     def right_side(self, bound, K, rounding: int = 0):
-        return bound.metric.kl_right_side(K, bound.m, bound.delta, rounding)
+        return bound.metric.kl_right_side(K, bound.m, bound.delta, rounding, bound.log_xi)
 
     def bound_value(self, bound, L, K, rounding: int = 0):
-        return bound.metric.kl_bound(L, K, bound.m, bound.delta, bound.grid, rounding)
+        metric = bound.metric
+        return metric.kl_bound(L, K, bound.m, bound.delta, bound.grid, rounding, bound.log_xi)
 
     def right_side_expr(self, bound, q, p):
-        # (K + ln(2 sqrt(m)/delta)) / m or / (2m); none for a union bound over a grid, nor
+        # (K + ln(xi(m)/delta)) / m or / (2m); none for a union bound over a grid, nor
         # for a distance with no KL bound of that form
         if bound.grid is not None:
             return None
         try:
-            return bound.metric.kl_right_side(self.expr(q, p), bound.m, bound.delta)
+            K = self.expr(q, p)
+            return bound.metric.kl_right_side(K, bound.m, bound.delta, 0, bound.log_xi)
         except NotImplementedError:
             return None
 

@@ -6,7 +6,7 @@
 
     q = pb.Posterior(prior)                        # H voters
     T = pb.tandem_risk(q, errors)                  # n x H error indicators
-    bound = 4 * pb.kl_inverse(T, (2 * pb.KL(q) + np.log(2 * np.sqrt(n) / delta)) / n)
+    bound = 4 * pb.kl_inverse(T, (2 * pb.KL(q) + pb.log_xi(n) - np.log(delta)) / n)
     prob = pb.Minimize(bound)
     print(prob.explain())                          # terms, curvature, rule, method
     res = prob.solve()                             # certified global minimum

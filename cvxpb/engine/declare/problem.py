@@ -567,8 +567,9 @@ class Minimize(Solvable):
         -------
         Result
             ``status="optimal"`` when the gap is within the goal, else ``"local"`` where
-            the search proves no global minimum, else ``"optimal_inaccurate"``; the
-            certificate's ``lower_bound`` is proven either way.
+            the search proves no global minimum or no finite lower bound, else
+            ``"optimal_inaccurate"``; the certificate's ``lower_bound`` is proven either
+            way.
         """
         if found.terms == 0:
             return _constant_result(found.value)
@@ -586,8 +587,11 @@ class Minimize(Solvable):
         )
         gap = result.certificate.gap
         optimal = gap <= gap_goal(tol, rtol, result.bound)
-        status = "optimal" if optimal else "local" if found.local else "optimal_inaccurate"
-        message = f"{found.solves} scalarized programs; certified gap {gap:.3g}"
+        proven = bool(np.isfinite(found.lower))
+        local = found.local or not proven
+        status = "optimal" if optimal else "local" if local else "optimal_inaccurate"
+        gap_note = f"certified gap {gap:.3g}" if proven else "no finite lower bound proven"
+        message = f"{found.solves} scalarized programs; {gap_note}"
         return dataclasses.replace(result, status=status, message=message)
 
     def _search(

@@ -117,7 +117,8 @@ class VertexSearch(ParetoSearch):
             if cutoff is not None and lower > cutoff:
                 break
             if len(history) > stall:  # the programs' precision (or a minorant) stalls it
-                if history[-1] - history[-1 - stall] <= max(goal, (best.value - lower) / 100):
+                rise = history[-1] - history[-1 - stall]  # NaN while no vertex has a value
+                if not rise > max(goal, (best.value - lower) / 100):
                     break
             if not self._refine(vertex, best):
                 break

@@ -3,7 +3,7 @@
 
 The divergence gives its change of measure ``rhs(q)`` as a convex CVXPY expression
 (``right_side_expr``): ``c ||q / sqrt(p)||_2``, ``c = sqrt(I/delta)``, for chi2;
-``(K(q) + ln(2 sqrt(m)/delta)) / m`` (kl distance) or ``/ (2m)`` (sq) for KL. The
+``(K(q) + ln(xi(m)/delta)) / m`` (kl distance) or ``/ (2m)`` (sq) for KL. The
 distance's ``inverse_form`` picks the program:
 
 * ``"root"`` (squared distance): ``L + sqrt(s)``, ``s >= rhs(q)``; the concave
