@@ -12,8 +12,8 @@ The published optimizers, written here from their papers (not from their code):
   L-BFGS on the softmax parameters, exact gradients); the TND bound (kl form) is then
   read at that ``rho``.
 
-Both with Maurer's ``xi(n)`` (:func:`cvxpb.numerics.maurer.log_xi`) where the papers write ``2 sqrt(n)``,
-as cvxpb's bounds take it, so that the two minimize the same bound.
+Both with Maurer's ``xi(n)`` (:func:`cvxpb.numerics.maurer.log_xi`) where the papers
+write ``2 sqrt(n)``, as cvxpb's bounds take it, so that the two minimize the same bound.
 
 For each KEEL dataset, both ways of measuring the trees' errors (a 50:50 split, out of
 bag) and each bound, the table gives cvxpb's minimum, the published optimizer's value
