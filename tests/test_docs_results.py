@@ -201,8 +201,8 @@ def test_majority_vote_test_risk_claims():
         return round(ratio.min(), 2), round(ratio.max(), 2)
 
     everywhere = np.ones(len(risks), dtype=bool)
-    assert span("first_order", everywhere) == (1.31, 5.03)
-    assert span("lambda", everywhere)[0] >= 1.28 and span("lambda", everywhere)[1] <= 5.0
+    assert span("first_order", everywhere) == (1.3, 5.02)
+    assert span("lambda", everywhere)[0] >= 1.27 and span("lambda", everywhere)[1] <= 5.0
     assert span("tnd", everywhere) == (0.64, 1.27)
     for bound in ("c_bound", "dis"):
         low, high = span(bound, ~chess_oob)
@@ -265,13 +265,18 @@ def test_majority_vote_frontier_claims():
     risks = pd.read_csv(folder / "majority_vote_risks_wide.csv").set_index("dataset")
     runs = pd.read_csv(folder / "majority_vote_runs.csv")
     second = ["tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", "ctd"]
-    assert set(bounds.drop(columns="mode").idxmin(axis=1)) == {"first_order"}
+    least_of_all = bounds.drop(columns="mode").idxmin(axis=1)
+    assert set(least_of_all.drop(index="penbased")) == {"first_order"}
+    assert least_of_all["penbased"] == "tnd"
     least = bounds[second].idxmin(axis=1)
-    assert (least == "tnd").sum() == 5 and least["satimage"] == "cctnd"
-    assert least["penbased"] == "unexpected_bernstein"
-    assert (bounds["cctnd"] - bounds["tnd"]).abs().max() <= 0.007
+    assert (least == "tnd").sum() == 6 and least["satimage"] == "cctnd"
+    assert (
+        round(bounds.loc["mushroom", "unexpected_bernstein"] - bounds.loc["mushroom", "tnd"], 3)
+        == 0.052
+    )
+    assert (bounds["cctnd"] - bounds["tnd"]).abs().max() <= 0.008
     above = bounds["ccpbb"] - bounds["cctnd"]
-    assert round(above.min(), 2) == 0.03 and round(above.max(), 2) == 0.18
+    assert round(above.min(), 2) == 0.04 and round(above.max(), 2) == 0.19
     assert sorted(bounds.index[bounds["ctd"] == 1]) == ["phoneme", "satimage", "splice"]
     risks = risks.drop(index="mushroom")
     for columns, span in (
@@ -286,21 +291,28 @@ def test_majority_vote_frontier_claims():
     ]
     assert bounds.loc["mushroom", "pac_bound_2"] > bounds.loc["mushroom", "c_bound"]
     gaps = runs.pivot_table(index=["dataset", "run"], columns="bound", values="gap")
-    for bound, most in (("tnd", 2.6e-3), ("cctnd", 1.9e-3), ("pac_bound_2", 2.7e-3)):
+    for bound, most in (("tnd", 2.7e-3), ("cctnd", 2.0e-3)):
         assert gaps[bound].max() <= most, bound
-    assert gaps[["c_bound", "dis"]].max().max() <= 1.6e-3
-    assert round(gaps["split_kl"].min(), 6) == 7.5e-5 and round(gaps["split_kl"].max(), 3) == 0.038
+    assert gaps[["c_bound", "dis"]].max().max() <= 1.61e-3
+    pac_bound_2 = runs[runs["bound"] == "pac_bound_2"].set_index("dataset")
+    assert set(pac_bound_2.status) == {"local"}
+    assert set(pac_bound_2.index[np.isinf(pac_bound_2.gap)]) == {"mushroom"}
+    finite = pac_bound_2.gap[np.isfinite(pac_bound_2.gap)]
+    assert (round(finite.min(), 3), round(finite.max(), 3)) == (0.051, 0.062)
+    assert round(gaps["split_kl"].min(), 6) == 7.1e-5 and round(gaps["split_kl"].max(), 3) == 0.036
     assert round(gaps["ccpbb"].min() * 1e14, 1) == 6.9 and round(gaps["ccpbb"].max(), 4) == 3.9e-3
     optimal = runs[runs["status"] == "optimal"].groupby("bound")["dataset"]
     assert optimal.value_counts()["ccpbb"].to_dict() == {"mushroom": 5, "letter": 3}
     assert optimal.value_counts()["unexpected_bernstein"].to_dict() == {"mushroom": 5, "letter": 4}
     assert optimal.value_counts()["tnd"].to_dict() == {"letter": 5}
+    assert optimal.value_counts()["c_bound"].to_dict() == {"mushroom": 5}
+    assert optimal.value_counts()["dis"].to_dict() == {"mushroom": 5}
     ccpbb = runs[runs["bound"] == "ccpbb"]
     seconds = ccpbb.groupby(ccpbb["dataset"] == "mushroom")["seconds"]
-    assert seconds.min().round(1).tolist() == [2.2, 0.2]
-    assert seconds.max().round(1).tolist() == [5.3, 0.2]
+    assert seconds.min().round(1).tolist() == [2.2, 0.3]
+    assert seconds.max().round(1).tolist() == [5.3, 0.4]
     seconds = runs.groupby("bound")["seconds"].sum().round()
-    assert (seconds["ccpbb"], seconds["unexpected_bernstein"]) == (128, 101)
+    assert (seconds["ccpbb"], seconds["unexpected_bernstein"]) == (128, 108)
     ctd = runs[runs["bound"] == "ctd"].set_index("dataset")
     optimal = ctd[ctd["status"] == "optimal"]
     assert optimal.index.value_counts().to_dict() == {
@@ -308,13 +320,13 @@ def test_majority_vote_frontier_claims():
     }  # fmt: skip
     assert (optimal.loc[["phoneme", "satimage", "splice"], "value"] == 1).all()
     for name, (low, high) in (
-        ("penbased", (7.4e-5, 1.6e-4)), ("spambase", (2.3e-3, 3.8e-3)),
+        ("penbased", (7.1e-5, 1.5e-4)), ("spambase", (2.4e-3, 3.8e-3)),
         ("mushroom", (1.7e-5, 3.5e-4)),
     ):  # fmt: skip
         gaps = ctd.loc[name, "gap"]
         assert (float(f"{gaps.min():.2g}"), float(f"{gaps.max():.2g}")) == (low, high), name
     mushroom = ctd.loc["mushroom", "seconds"]
-    assert (round(mushroom.min(), 1), round(mushroom.max(), 1)) == (0.9, 1.2)
+    assert (round(mushroom.min(), 1), round(mushroom.max(), 1)) == (0.9, 1.9)
     trivial = ctd.loc["splice"]
     assert (trivial[trivial["status"] == "local"]["gap"] == 1).sum() == 3
 
@@ -323,8 +335,10 @@ def test_majority_vote_pac_bound_2_claims():
     """docs/majority_vote.rst's claims on PAC-Bound 2 in the committed table: below the
     C-bound on five held-out rows (not mushroom) and four out-of-bag ones, the least
     bound on twonorm's split, its posteriors' vote within 0.64 to 1.08 times the uniform
-    vote's test risk, certified on every held-out run, local on most out-of-bag ones
-    with gaps of at most 4e-3."""
+    vote's test risk; the C-bound and DIS certified on every held-out run, local on most
+    out-of-bag ones with gaps of at most 1.4e-3; PAC-Bound 2 certified on every held-out
+    run but mushroom's (local, no finite lower bound), local on every out-of-bag one, with
+    gaps up to 0.066 or none proven on mushroom and chess."""
     folder = RESULTS / "majority_vote"
     bounds = pd.read_csv(folder / "majority_vote_bounds_wide.csv").dropna(subset=["pac_bound_2"])
     below = bounds[bounds.pac_bound_2 < bounds.c_bound]
@@ -334,17 +348,27 @@ def test_majority_vote_pac_bound_2_claims():
     least = bounds.set_index(["dataset", "mode"])[names].idxmin(axis=1)
     assert least[("twonorm", "split")] == "pac_bound_2"
     row = bounds.set_index(["dataset", "mode"]).loc[("twonorm", "split")]
-    assert (round(row.pac_bound_2, 4), round(row.tnd, 4)) == (0.2646, 0.2684)
+    assert (round(row.pac_bound_2, 4), round(row.tnd, 4)) == (0.2645, 0.2662)
     risks = pd.read_csv(folder / "majority_vote_risks_wide.csv").dropna(subset=["pac_bound_2"])
     risks = risks[risks.dataset != "mushroom"]
     ratio = risks.pac_bound_2 / risks.uniform
     assert (round(ratio.min(), 2), round(ratio.max(), 2)) == (0.64, 1.08)
     runs = pd.read_csv(folder / "majority_vote_runs.csv")
-    three = runs[runs.bound.isin(["c_bound", "pac_bound_2", "dis"])]
-    assert set(three[three["mode"] == "split"].status) == {"optimal"}
-    for _, part in three[three["mode"] == "oob"].groupby("bound"):
+    two = runs[runs.bound.isin(["c_bound", "dis"])]
+    assert set(two[two["mode"] == "split"].status) == {"optimal"}
+    for _, part in two[two["mode"] == "oob"].groupby("bound"):
         assert (part.status == "local").mean() > 0.5
-        assert part.gap.max() <= 4e-3
+        assert part.gap.max() <= 1.4e-3
+    pb2 = runs[runs.bound == "pac_bound_2"].set_index(["dataset", "mode"])
+    split = pb2.xs("split", level="mode")
+    assert set(split.drop(index="mushroom").status) == {"optimal"}
+    assert set(split.loc["mushroom"].status) == {"local"}
+    assert np.isinf(split.loc["mushroom"].gap).all()
+    oob = pb2.xs("oob", level="mode")
+    assert set(oob.status) == {"local"}
+    unproven = set(oob.index[np.isinf(oob.gap)])
+    assert unproven == {"mushroom", "chess"}
+    assert round(oob.gap[np.isfinite(oob.gap)].max(), 3) == 0.066
 
 
 def test_majority_vote_held_out_claims():
@@ -359,28 +383,23 @@ def test_majority_vote_held_out_claims():
     assert certified["gap"].max() <= 1e-7
     ccpbb, ctd = runs[runs["bound"] == "ccpbb"], runs[runs["bound"] == "ctd"]
     assert set(ccpbb["status"]) == {"optimal"} and ccpbb["gap"].max() <= 1e-11
-    assert (round(ccpbb["seconds"].min(), 1), round(ccpbb["seconds"].max(), 1)) == (0.3, 0.6)
+    assert (round(ccpbb["seconds"].min(), 1), round(ccpbb["seconds"].max(), 1)) == (0.4, 0.7)
     seconds = runs.groupby("bound")["seconds"].sum().round()
-    assert (seconds["ccpbb"], seconds["unexpected_bernstein"]) == (13, 47)
+    assert (seconds["ccpbb"], seconds["unexpected_bernstein"]) == (17, 47)
     assert set(ctd["status"]) == {"optimal"} and ctd["gap"].max() <= 1e-7
     assert (ctd["gap"] <= 1e-6 * ctd["value"]).all()  # mushroom's bound is 0.016
     splice = ctd["dataset"] == "splice"
     assert round(ctd[splice]["seconds"].max(), 2) == 0.04
-    assert (round(ctd[~splice]["seconds"].min(), 1), round(ctd["seconds"].max(), 1)) == (0.3, 0.8)
+    assert (round(ctd[~splice]["seconds"].min(), 1), round(ctd["seconds"].max(), 1)) == (0.3, 0.7)
     bounds = pd.read_csv(folder / "majority_vote_bounds_wide.csv").set_index("dataset")
     least = bounds.drop(columns="mode").idxmin(axis=1)
-    assert sorted(least.index[least == "unexpected_bernstein"]) == [
-        "letter",
-        "penbased",
-        "phoneme",
-        "satimage",
-    ]
-    # splice: a tie to the table's four digits, which the first column (CCTND) takes
-    assert sorted(least.index[least == "cctnd"]) == ["mushroom", "spambase", "splice"]
+    assert sorted(least.index[least == "unexpected_bernstein"]) == ["letter", "penbased"]
+    others = ["mushroom", "phoneme", "satimage", "spambase", "splice"]
+    assert sorted(least.index[least == "cctnd"]) == others
     above = (bounds["split_kl"] - bounds["cctnd"]).round(4)
     assert (above.min(), above.max()) == (0.0006, 0.0035)
     above = (bounds["ccpbb"] - bounds["cctnd"]).round(3)
-    assert (above.min(), above.max()) == (0.009, 0.055)
+    assert (above.min(), above.max()) == (0.010, 0.059)
     assert bounds.loc["splice", "ctd"] == 1.0
 
 

@@ -951,12 +951,12 @@ def test_sahu_h1990_run_times_are_the_committed_ones():
     for folder in ("exact_h1990", "paper_h1990"):
         payload = json.loads((RESULTS / folder / "stochastic_svm.json").read_text())
         minutes.append(round(sum(d["svm_seconds"] for d in payload["datasets"]) / 60, 1))
-    assert minutes == [9.8, 11.2]
+    assert minutes == [10.3, 11.2]
     bounds = [
         pd.read_csv(RESULTS / folder / "stochastic_svm.csv")["seconds"].sum()
         for folder in ("exact_h1990", "paper_h1990")
     ]
-    assert [round(b, 1) for b in bounds] == [1.3, 1.4]
+    assert [round(b, 1) for b in bounds] == [0.8, 1.4]
     ccp = pd.read_csv(RESULTS / "exact_h1990" / "appendix_ccp.csv")["CCP seconds"].sum()
     assert round(ccp / 60, 1) == 3.3
     methods = pd.read_csv(RESULTS / "exact_h1990" / "appendix_methods.csv")
@@ -993,14 +993,16 @@ def _wu_2021():
 
 
 def test_wu_2021_random_forest_table():
-    """First order, TND and CCTND within noise of Wu et al.'s on the data both have;
-    CCPBB lower by 0.016 to 0.036 (3.6 to 7.1 combined deviations)."""
+    """First order, TND and CCTND within noise of Wu et al.'s on the data both have (all
+    but one below theirs: Maurer's xi(n) for their 2 sqrt(n)); CCPBB lower by 0.016 to
+    0.036 (3.6 to 7.1 combined deviations)."""
     _, table = _wu_2021()
     same = table[table["same data"] == "yes"]
     assert sorted(set(same.index.get_level_values(0))) == ["letter", "penbased", "satimage"]
     close = same.drop(index="ccpbb", level=1)
-    assert close["difference"].abs().max().round(4) == 0.0054
-    assert close["in sd"].abs().max().round(2) == 0.71
+    assert close["difference"].abs().max().round(4) == 0.0050
+    assert close["in sd"].abs().max().round(2) == 1.19
+    assert (close["difference"] < 0).sum() == 8
     ccpbb = same.xs("ccpbb", level=1)
     assert (ccpbb["difference"] < 0).all()
     assert (-ccpbb["difference"]).round(3).agg(["min", "max"]).tolist() == [0.016, 0.036]
@@ -1012,12 +1014,12 @@ def test_wu_2021_random_forest_table():
     assert gaps["letter"] <= 1e-5 and round(gaps["penbased"], 5) == 2.1e-4
     assert round(gaps["satimage"], 4) == 3.0e-3  # our certified gaps, far below the difference
     letter = table.xs("letter")
-    assert letter.loc[["first_order", "tnd", "cctnd"], "cvxpb"].tolist() == [0.3912, 0.4525, 0.4532]
+    assert letter.loc[["first_order", "tnd", "cctnd"], "cvxpb"].tolist() == [0.3901, 0.4493, 0.4504]
     other = pd.read_csv(RESULTS / "majority_vote" / "majority_vote_published.csv")
     other = other[other["same data"] == "yes"]  # the held-out table's out-of-bag runs
     assert set(other["bound"]) == {"first_order", "tnd"}
-    assert other["difference"].abs().max().round(4) == 0.0062
-    assert 0.94 < other["in sd"].abs().max() <= 0.95
+    assert other["difference"].abs().max().round(4) == 0.0090
+    assert 1.13 < other["in sd"].abs().max() <= 1.14
 
 
 def test_wu_2021_mushroom_pays_for_its_smaller_sample():
@@ -1072,9 +1074,10 @@ def test_wu_2021_test_risks():
 def test_masegosa_2020_uniform_posterior():
     """The bounds at the uniform posterior beside Masegosa et al.'s (2020): the
     committed comparison is the one the committed runs give; on letter and satimage
-    (same rows) first order and TND within 0.30 combined deviations, CTD 1 in both on
-    satimage and 0.8374 against their 1 on letter; on mushroom (other rows, fewer
-    examples per pair) every bound of ours higher."""
+    (same rows) first order and TND below theirs (Maurer's xi(n) for their 2 sqrt(n)),
+    within 0.90 combined deviations, CTD 1 in both on satimage and 0.8188 against their 1
+    on letter; on mushroom (other rows, fewer examples per pair) every bound of ours
+    higher."""
     numbers = ["cvxpb", "cvxpb sd", "published", "published sd", "difference"]
     runs, table = _committed_beside(
         "majority_vote_uniform", "at uniform", "majority_vote_published_uniform.csv", numbers
@@ -1083,14 +1086,15 @@ def test_masegosa_2020_uniform_posterior():
     same = table[table["same data"] == "yes"]
     assert sorted(set(same.index.get_level_values(0))) == ["letter", "satimage"]
     first_tnd = same.drop(index="ctd", level=1)
-    assert first_tnd["in sd"].abs().max().round(2) == 0.30
-    assert table.xs("satimage")["cvxpb"].tolist() == [0.4047, 0.5094, 1.0]
-    assert table.xs("letter")["cvxpb"].tolist() == [0.4157, 0.4660, 0.8374]
+    assert first_tnd["in sd"].abs().max().round(2) == 0.90
+    assert (first_tnd["difference"] < 0).all()
+    assert table.xs("satimage")["cvxpb"].tolist() == [0.4024, 0.5025, 1.0]
+    assert table.xs("letter")["cvxpb"].tolist() == [0.4144, 0.4625, 0.8188]
     assert (runs[(runs.dataset == "satimage") & (runs.bound == "ctd")]["at uniform"] == 1).all()
     assert (same.xs("ctd", level=1)["published"] == 1).all()
     mushroom = table.xs("mushroom")
     assert len(mushroom) == 6 and (mushroom["difference"] > 0).all()
-    assert mushroom["cvxpb"].tolist() == [0.0112, 0.0241, 0.0688, 0.0504, 0.0568, 0.0243]
+    assert mushroom["cvxpb"].tolist() == [0.0106, 0.0230, 0.0675, 0.0472, 0.0535, 0.0231]
     pairs = runs[(runs.dataset == "mushroom") & (runs.bound == "tnd")]["n"]
     assert (pairs.min(), pairs.max()) == (535, 551)
 
