@@ -122,6 +122,38 @@ def check_unit_interval(values: np.ndarray, name: str) -> None:
     )
 
 
+def check_two_valued(values, size: int, name: str, allowed=(0, 1)) -> np.ndarray:
+    """Check an n x H matrix that holds only two values (error indicators, votes).
+
+    Parameters
+    ----------
+    values : array_like of shape (n, H)
+        The matrix.
+    size : int
+        ``H``, its number of columns.
+    name : str
+        The argument's name, for the message.
+    allowed : tuple of two numbers, default=(0, 1)
+        The values it may hold.
+
+    Returns
+    -------
+    ndarray
+        ``values`` as floats.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``: a matrix of another shape, or with other values.
+    """
+    M = real_array(values, name)
+    if M.ndim != 2 or M.shape[1] != size or M.shape[0] == 0:
+        raise ValueError(f"{name} must be an n x H matrix with H = {size}, got shape {M.shape}")
+    if not np.all(np.isin(M, allowed)):
+        raise ValueError(f"{name} must hold only {allowed[0]} and {allowed[1]}")
+    return M
+
+
 def check_delta(delta) -> float:
     """Check a confidence parameter: a number in the open interval (0, 1).
 

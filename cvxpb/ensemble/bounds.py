@@ -58,7 +58,13 @@ from cvxpb.numerics.maurer import log_xi
 from cvxpb.numerics.tolerances import EPS
 from cvxpb.pac_bayes import check_distance
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
-from cvxpb.validation import check_choice, check_count, check_delta, real_array
+from cvxpb.validation import (
+    check_choice,
+    check_count,
+    check_delta,
+    check_two_valued,
+    real_array,
+)
 
 
 def first_order(q: Posterior, risks, n, delta, distance="kl", divergence="kl", alpha=None):
@@ -269,7 +275,7 @@ def pac_bound_2(
         if len(np.unique(np.asarray(votes))) > 2:
             raise ValueError("votes must hold two classes: PAC-Bound 2 is a binary bound")
         n = np.shape(errors)[0]
-        risk = gibbs_risk(q, np.mean(_indicators(errors), axis=0))
+        risk = gibbs_risk(q, np.mean(check_two_valued(errors, q.size, "errors"), axis=0))
         disagree = disagreement(q, votes)
     elif tandem_matrix is not None and disagreement_matrix is not None and n is not None:
         pair_risk = np.asarray(tandem_matrix, float) + np.asarray(disagreement_matrix, float) / 2
@@ -647,14 +653,6 @@ def _shifts(grid):
     if mus.size == 0 or np.any(~np.isfinite(mus)) or np.any(mus >= 0.5):
         raise ValueError(f"mu_grid must hold finite shifts below 1/2, got {grid!r}")
     return mus
-
-
-def _indicators(errors):
-    """``errors`` as an n x H array of 0/1 error indicators, or a ValueError."""
-    errors = real_array(errors, "errors")
-    if errors.ndim != 2 or not np.all((errors == 0) | (errors == 1)):
-        raise ValueError("errors must be an n x H matrix of 0/1 error indicators")
-    return errors
 
 
 def _up(x):

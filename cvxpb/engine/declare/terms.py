@@ -34,7 +34,12 @@ from cvxpb.numerics.constants import check_order
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, PSD_TOLERANCE, nudge
 from cvxpb.pac_bayes.divergences import Chi2, Divergence, KLDivergence, Renyi, as_divergence
-from cvxpb.validation import check_distribution, check_unit_interval, real_array
+from cvxpb.validation import (
+    check_distribution,
+    check_two_valued,
+    check_unit_interval,
+    real_array,
+)
 
 
 class Posterior:
@@ -703,7 +708,7 @@ def tandem_risk(q: Posterior, errors=None, *, matrix=None) -> TandemRisk:
         raise ValueError("tandem_risk needs errors (n x H indicators) or matrix=, not both")
     if matrix is not None:
         return TandemRisk(q, matrix, "tandem_risk")
-    E = _indicators(errors, q.size, "errors", (0, 1))
+    E = check_two_valued(errors, q.size, "errors", (0, 1))
     term = TandemRisk(q, E.T @ E / E.shape[0], "tandem_risk")
     term.factor = _compact(E / math.sqrt(E.shape[0]))
     return term
@@ -982,15 +987,6 @@ def _vector(values, size, name):
         raise ValueError(f"{name} must have one entry per voter ({size}), got shape {values.shape}")
     check_unit_interval(values, name)
     return values
-
-
-def _indicators(values, size, name, allowed):
-    M = real_array(values, name)
-    if M.ndim != 2 or M.shape[1] != size or M.shape[0] == 0:
-        raise ValueError(f"{name} must be an n x H matrix with H = {size}, got shape {M.shape}")
-    if not np.all(np.isin(M, allowed)):
-        raise ValueError(f"{name} must hold only {allowed[0]} and {allowed[1]}")
-    return M
 
 
 def _labels(values, size, name):
