@@ -71,10 +71,10 @@ class PacBoundTwo(Expression):
     """Germain et al.'s (2015) PAC-Bound 2 as an atom.
 
     The largest C-bound ``1 - (1 - 2e - d)^2 / (1 - 2d)`` over the true joint error and
-    disagreement ``(d, e)`` within trinomial kl ``s`` of the empirical ones, with
-    ``d < 1/2`` (:mod:`cvxpb.numerics.trinomial`), written in the pair's empirical Gibbs
-    risk ``L = e_S + d_S / 2`` and disagreement ``D``, in which it is monotone: increasing
-    in ``L`` and ``s``, decreasing in ``D``. Rates no sample gives (``D > 2L``, a negative
+    disagreement ``(d, e)`` within trinomial kl ``s`` of the empirical ones, with ``d <=
+    2 (sqrt(e) - e)`` (:mod:`cvxpb.numerics.trinomial`), written in the pair's empirical
+    Gibbs risk ``L = e_S + d_S / 2`` and disagreement ``D``, in which it is monotone:
+    increasing in ``L`` and ``s``, decreasing in ``D``. Rates no sample gives (``D > 2L``, a negative
     joint error, or ``L + D/2 > 1``) give 1 from above and ``-inf`` from below.
 
     Parameters

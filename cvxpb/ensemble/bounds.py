@@ -236,8 +236,9 @@ def pac_bound_2(
     measured on the same ``n`` examples, are bounded together by one trinomial kl
     inequality of side ``(2 KL + ln((xi(n) + n) / delta)) / n``, with Maurer's ``xi(n)``
     computed (the paper writes its upper bound ``2 sqrt(n)``), and the bound is the
-    largest C-bound over the rates it allows (:mod:`cvxpb.numerics.trinomial`: the
-    paper's region, with ``d < 1/2`` for its ``d <= 2 (sqrt(e) - e)``). It is declared in
+    largest C-bound over the rates it allows with ``d <= 2 (sqrt(e) - e)``
+    (:mod:`cvxpb.numerics.trinomial`: the paper's value wherever its region has a point,
+    else 1). It is declared in
     the pair's Gibbs risk (joint error plus half the disagreement; on one sample, the
     posterior's Gibbs risk) and the disagreement, in which it is monotone. For two
     classes.

@@ -14,30 +14,42 @@ inequality allows,
 ``s = (2 KL + ln((xi(m) + m) / delta)) / m``, and 1 where the region reaches
 ``2e + d = 1`` (a Gibbs risk of 1/2).
 
-:func:`pac_bound_two` takes that supremum over the region itself, with one of its
-constraints replaced: ``d <= 2 (sqrt(e) - e)`` (that is ``e >= R^2``, which every pair of
-true rates meets, and which keeps ``d`` below 1/2 where ``R < 1/2``) gives way to
-``d < 1/2`` alone. The region is then convex and ``F`` concave on it, and the value is
+:func:`pac_bound_two` takes that supremum over the region itself, its constraint
+``d <= 2 (sqrt(e) - e)`` written as the cap of :func:`region_cap`: ``d <= 2 (sqrt(e) -
+e)`` below ``e = 1/4`` and ``d <= 1/2`` from there. The two agree wherever the Gibbs
+risk is below 1/2: ``d <= 2 (sqrt(e) - e)`` is ``e >= R^2``, that is ``d <= 2R (1 -
+R)``, that is ``F >= 0`` (so the constraint only keeps the C-bound's negative values
+out), and at ``e >= 1/4`` every point with ``R < 1/2`` meets it. The cap only adds
+points of Gibbs risk 1/2 or more (and ``d <= 1/2``), where the C-bound is 1; where the
+kl region holds one of them and a point of the paper's region, the segment between the
+two crosses ``R = 1/2`` at a disagreement below 1/2, which the paper's region
+approaches, so its supremum is 1 as well. So the value is PAC-Bound 2 as stated
+wherever the paper's region is not empty; where it is (the sample's rates far from every pair's, which one
+sample never gives: ``e_S >= R_S^2`` by Jensen), the value is 1 from above: the
+statistics say nothing.
+
+With the cap the region is convex (the cap is concave in ``e``) and ``F`` concave on
+it, and the value is
 
 * jointly concave in ``(d_S, e_S, s)`` (a concave function maximized over the slices
   of a convex set);
 * nondecreasing in the side ``s`` and, at a fixed ``d_S``, in the Gibbs risk
   ``L_S = e_S + d_S / 2`` (so in ``e_S``); nonincreasing in ``d_S`` at a fixed ``L_S``.
-  Both by data
-  processing: the kernel that moves a share of the outcomes "both right" to "both wrong"
-  maps the sample's rates to the higher ones and every ``(d, e)`` of the region to a
-  point of the new one with a larger ``R`` and the same ``d``, hence a larger ``F``; the
-  one that moves a share of "disagree" evenly to "both wrong" and "both right" maps the
-  higher disagreement's rates back to the lower one's, and every point of the former's
-  region to one of the latter's with the same ``R`` and a smaller ``d``.
+  Both by data processing: the kernel that moves a share of the outcomes "both right"
+  to "both wrong" maps the sample's rates to the higher ones and every ``(d, e)`` of the
+  region to a point of the new one with a larger ``R`` and the same ``d``, hence a
+  larger ``F``, still under the cap (at a fixed ``d``, the cap holds from ``2R (1 - R)
+  >= d`` upwards: ``R`` between the roots, or past 1/2); the one that moves a share of
+  "disagree" evenly to "both wrong" and "both right" maps the higher disagreement's
+  rates back to the lower one's, and every point of the former's region to one of the
+  latter's with the same ``R`` and a smaller ``d`` (under the cap still), hence a larger
+  ``F``.
 
 So :class:`cvxpb.ensemble.atoms.PacBoundTwo` declares it in ``(L_S, d_S, s)``, the
 coordinates in which it is monotone (in ``(e_S, d_S)`` it is not: at a fixed joint
-error, more disagreement below about ``2 e_S`` raises it).
-
-Dropping ``e >= R^2`` can only raise the supremum: the value is at least PAC-Bound 2 as
-stated, and equal to it wherever that constraint does not hold the supremum (in 300
-random statistics it held it only where both were above 0.96).
+error, more disagreement below about ``2 e_S`` raises it). The paper's own constraint
+``2 (sqrt(e) - e)`` for every ``e`` would break the first kernel's argument past
+``R = 1/2``; the cap gives the same supremum and keeps it.
 
 At each ``e`` the region's points are ``d`` in ``[d_lo(e), d_hi(e)]`` (the chain rule
 ``kl(a, b || d, e) = kl(b, e) + (1 - b) kl(a / (1 - b), d / (1 - e))`` gives both ends
@@ -165,14 +177,40 @@ def c_bound_in_rates(d, e):
     return np.where(2 * e + d >= 1, 1.0, value)
 
 
+def region_cap(e, rounding=0):
+    """The largest disagreement of the paper's region at the joint error ``e``.
+
+    ``2 (sqrt(e) - e)`` below ``e = 1/4``, where it is the edge ``F = 0`` of the C-bound
+    (``e >= R^2``); 1/2 from there, where the points of Gibbs risk below 1/2 are within
+    ``2 (sqrt(e) - e)`` and those at or above it bound the vote by 1 (the module's text).
+
+    Parameters
+    ----------
+    e : ndarray
+        The joint error.
+    rounding : {1, 0, -1}, default=0
+        Rounded up, to nearest, or down (1/2 is exact).
+
+    Returns
+    -------
+    ndarray
+        The cap, in [0, 1/2].
+    """
+    e = np.clip(e, 0.0, 1.0)
+    edge = nudge(2 * (np.sqrt(e) - e), rounding)  # no cancellation: sqrt(e) >= 2e there
+    return np.where(e < 0.25, np.clip(edge, 0.0, 0.5), 0.5)
+
+
 def _slice_value(e, d_S, e_S, s, rounding):
     """``G(e)``, the largest ``F`` over the slice at ``e``: 1 where the slice has a point
     of Gibbs risk 1/2 below ``d = 1/2``, else ``F`` at ``2e`` clipped into the slice;
-    ``-inf`` where the slice has no point below ``d = 1/2``. With ``rounding=+1`` never
-    below the true value (the slice widened); with ``-1`` never above it (a point proven
-    inside, ``F`` rounded down); with 0 near it, for searching."""
+    ``-inf`` where the slice is empty. With ``rounding=+1`` never below the true value
+    (the slice widened); with ``-1`` never above it (a point proven inside, ``F``
+    rounded down); with 0 near it, for searching, and where the slice is empty a value
+    below -1 that rises towards the region (``-1`` less the gap between the slice's
+    ends, a convex function of ``e``), so that the search finds a thin region."""
     d_lo, d_hi = disagreement_slice(e, d_S, e_S, s, rounding)
-    top = np.minimum(d_hi, 0.5)
+    top = np.minimum(d_hi, region_cap(e, rounding))
     reach = np.maximum(d_lo, 1 - 2 * e)  # the least d of the slice with R >= 1/2
     half = (reach <= top) & (reach < 0.5)
     d = np.clip(2 * e, d_lo, np.maximum(top, d_lo))
@@ -180,7 +218,8 @@ def _slice_value(e, d_S, e_S, s, rounding):
     if rounding < 0:
         value = nudge(value, -1)
     value = np.where(half, 1.0, np.where(d >= 0.5, -np.inf, value))
-    return np.where(d_lo > top, -np.inf, value)
+    empty = -np.inf if rounding else -1.0 - (d_lo - top)
+    return np.where(d_lo > top, empty, value)
 
 
 def _golden(profile, bottom, top):
@@ -205,9 +244,12 @@ def _chords(grid, up, low):
     (``up``) and below (``low``) it at the sorted ``grid``: on each piece, the least of
     the chords through its left neighbour and its left end, extended right, and through
     its right end and its right neighbour, extended left (a concave function lies below
-    its chords outside them), and ``4 e`` at the piece's right end (``F <= 4e``)."""
+    its chords outside them), and ``4 e`` at the piece's right end (``F <= 4e``). A piece
+    whose two ends are outside ``G``'s domain (``up`` is ``-inf``) lies outside it where
+    another grid point is proven inside (``low`` finite): the domain is an interval."""
     bounds = [np.max(up, axis=0)]
     last = grid.shape[0] - 1
+    witness = np.any(low > -np.inf, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(last):
             u, v, length = grid[i], grid[i + 1], grid[i + 1] - grid[i]
@@ -220,7 +262,8 @@ def _chords(grid, up, low):
                 run = grid[i + 2] - v
                 rise = _rise(up[i + 1], low[i + 2]) / run * length
                 best = np.minimum(best, np.where(run > 0, _extend(up[i + 1], rise), np.inf))
-            bounds.append(np.where(length > 0, best, -np.inf))
+            outside = witness & (up[i] == -np.inf) & (up[i + 1] == -np.inf)
+            bounds.append(np.where((length > 0) & ~outside, best, -np.inf))
     return np.maximum.reduce(bounds)
 
 
@@ -275,9 +318,10 @@ def pac_bound_two(e_S, d_S, s, rounding: int = 1):
         return _slice_value(e, d_S, e_S, s, rounding)
 
     best = _golden(profile, bottom, top)
-    best = np.where(profile(best) >= profile(e_S), best, e_S)  # e_S: in the region for any s
+    best = np.where(profile(best) >= profile(e_S), best, e_S)
+    found = profile(best) > -0.5  # a point of the region (F >= 0 there; empty: below -1)
     if rounding == 0:
-        value = np.minimum(profile(best), 1.0)
+        value = profile(best)
     else:
         width = top - bottom
         steps = [best + side * h * width for side in (-1, 1) for h in STEPS]
@@ -285,8 +329,11 @@ def pac_bound_two(e_S, d_S, s, rounding: int = 1):
         grid = np.sort(np.clip(grid, bottom, top), axis=0)
         low = np.stack([profile(e, -1) for e in grid])
         if rounding < 0:
-            value = np.minimum(np.max(low, axis=0), 1.0)
+            value = np.max(low, axis=0)
         else:
             value = _chords(grid, np.stack([profile(e, 1) for e in grid]), low)
-            value = np.minimum(nudge(value + 64 * EPS * (1 + np.abs(value)), 1), 1.0)
+            value = np.maximum(nudge(value + 64 * EPS * (1 + np.abs(value)), 1), 0.0)
+    if rounding >= 0:  # no point of the region found: the statistics say nothing, 1
+        value = np.where(found, value, 1.0)
+    value = np.minimum(value, 1.0)
     return value.reshape(shape)
