@@ -29,6 +29,8 @@ from cvxpb.engine.declare.expressions import (
 from cvxpb.numerics.tolerances import EPS, nudge
 from cvxpb.numerics.trinomial import pac_bound_two as _pac_bound_two
 
+RAISE = 1e-12  # PAC-Bound 2's joint error is raised by this (see PacBoundTwo)
+
 
 class CBound(Expression):
     """The C-bound of Germain et al. (2015) as an atom.
@@ -74,8 +76,12 @@ class PacBoundTwo(Expression):
     disagreement ``(d, e)`` within trinomial kl ``s`` of the empirical ones, with ``d <=
     2 (sqrt(e) - e)`` (:mod:`cvxpb.numerics.trinomial`), written in the pair's empirical
     Gibbs risk ``L = e_S + d_S / 2`` and disagreement ``D``, in which it is monotone:
-    increasing in ``L`` and ``s``, decreasing in ``D``. Rates no sample gives (``D > 2L``, a negative
-    joint error, or ``L + D/2 > 1``) give 1 from above and ``-inf`` from below.
+    increasing in ``L`` and ``s``, decreasing in ``D``. The joint error ``L - D/2`` is
+    raised by ``RAISE = 1e-12`` first: the bound rises by less than 1e-9 (a test), and a
+    point an ulp past the edge ``D = 2L`` (a vertex of the vertex search's polytope on
+    its cut there, rounded down) keeps a value, where no finite concave extension exists
+    (the slope in the joint error is infinite at 0). Rates no sample gives (a joint error
+    below ``-RAISE``, or ``L + D/2 > 1``) give 1 from above and ``-inf`` from below.
 
     Parameters
     ----------
@@ -85,13 +91,14 @@ class PacBoundTwo(Expression):
     """
 
     monotonicity = (1, -1, 1)
+    domain = ((2.0, -1.0, 0.0),)  # a joint error 2L - D of at least 0
 
     def _apply(self, arguments, rounding):
         L, D, s = np.broadcast_arrays(*arguments)
         # D / 2 is exact and the difference rounded once, to half an ulp of itself (exact
         # where L is within a factor 2 of D / 2, Sterbenz): a computed 0 is exact
         e = L - D / 2
-        e = e + rounding * 2 * EPS * np.abs(e)
+        e = e + rounding * 2 * EPS * np.abs(e) + RAISE
         possible = (e >= 0) & (e + D <= 1)
         value = _pac_bound_two(np.where(possible, e, 0.0), D, s, rounding)
         return np.where(possible, value, -np.inf if rounding < 0 else 1.0)

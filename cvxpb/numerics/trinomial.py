@@ -24,9 +24,9 @@ points of Gibbs risk 1/2 or more (and ``d <= 1/2``), where the C-bound is 1; whe
 kl region holds one of them and a point of the paper's region, the segment between the
 two crosses ``R = 1/2`` at a disagreement below 1/2, which the paper's region
 approaches, so its supremum is 1 as well. So the value is PAC-Bound 2 as stated
-wherever the paper's region is not empty; where it is (the sample's rates far from every pair's, which one
-sample never gives: ``e_S >= R_S^2`` by Jensen), the value is 1 from above: the
-statistics say nothing.
+wherever the paper's region is not empty; where it is (the sample's rates far from
+every pair's, which one sample never gives: ``e_S >= R_S^2`` by Jensen), the value is
+1 from above: the statistics say nothing.
 
 With the cap the region is convex (the cap is concave in ``e``) and ``F`` concave on
 it, and the value is

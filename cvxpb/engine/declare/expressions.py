@@ -49,6 +49,9 @@ class Expression:
     monotonicity: tuple = ()  # per argument: +1 increasing, -1 decreasing, None neither
     clipped = False  # True for an atom whose safeguards only raise its value (bounding_form
     # below drops them: the atom then evaluates without them)
+    domain: tuple = ()  # coefficients a over the arguments, each with a @ args >= 0 at every
+    # rate a sample gives and the atom -inf (from below) elsewhere: the vertex search cuts
+    # its polytope there once a vertex lies past it (cvxpb.engine.declare.vertices)
 
     def __init__(self, *args):
         self.args = tuple(as_expression(a) for a in args)

@@ -52,6 +52,7 @@ import numpy as np
 from cvxpb.engine.declare.box import Box
 from cvxpb.engine.declare.loan import loan
 from cvxpb.engine.declare.newton import minimize_quadratic_kl
+from cvxpb.engine.declare.terms import weighted_floor
 from cvxpb.engine.declare.values import Values
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
@@ -571,7 +572,9 @@ class ParetoSearch:
         and the other terms' tangents (their minimum itself when they are affine);
         otherwise from the Frank-Wolfe bound. Where the divergence's curvature makes
         the sum of the true terms convex, the terms with minorants enter as they are
-        (:mod:`cvxpb.engine.declare.loan`).
+        (:mod:`cvxpb.engine.declare.loan`). The least entry of the terms' forms summed
+        (:func:`cvxpb.engine.declare.terms.weighted_floor`) raises ``c`` where it is
+        higher: for an indefinite sum, whose minorant can lie far below it.
 
         Parameters
         ----------
@@ -585,6 +588,11 @@ class ParetoSearch:
         c : float
             The lower bound, rounded down.
         """
+        q, c = self._certified(weighted)
+        return q, max(c, weighted_floor(weighted, self.signs))
+
+    def _certified(self, weighted):
+        """:meth:`certified` by the tangents or Frank-Wolfe alone."""
         B, mu = weighted[-1]
         on_loan = loan(weighted, self.signs, self.relaxed)
         if self.signs[B] > 0 and B.closed_form_min:

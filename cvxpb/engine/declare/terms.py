@@ -272,6 +272,17 @@ class Term(Expression):
         vertex[int(np.argmax(g))] = 1.0
         return float(nudge(sign * self.core(vertex, sign), +1))
 
+    def pair_matrix(self):
+        """The matrix ``A`` with the term equal to ``q @ A @ q`` on the simplex, if any.
+
+        Returns
+        -------
+        ndarray of shape (H, H) or None
+            ``A``: the term averages its entries with weights ``q_j q_k``; None where
+            the term is not such a form.
+        """
+        return None
+
     def quadratic(self):
         """The core as a quadratic, for the Newton solver.
 
@@ -318,6 +329,9 @@ class GibbsRisk(Term):
 
     def quadratic(self):
         return np.zeros((self.risks.size, self.risks.size)), self.risks
+
+    def pair_matrix(self):
+        return (self.risks[:, None] + self.risks[None, :]) / 2  # r @ q = q @ A @ q there
 
 
 class QuadraticForm(Term):
@@ -368,6 +382,9 @@ class QuadraticForm(Term):
 
     def quadratic(self):
         return 2 * self.matrix, np.zeros(self.matrix.shape[0])
+
+    def pair_matrix(self):
+        return self.matrix
 
     def minorant(self, sign, at=None):
         """The convex minorant of ``sign * q @ M @ q`` on the simplex, where needed.
@@ -648,6 +665,46 @@ def _quadratic(M, q, rounding):
     size = value if np.all(M >= 0) else float(np.abs(q) @ np.abs(M) @ np.abs(q))
     margin = (q.size + 4) * EPS * size
     return float(nudge(value + rounding * margin, rounding))
+
+
+def weighted_floor(weighted, signs) -> float:
+    """A lower bound on ``min_q sum_t w_t sign_t t(q)`` over the simplex, without solving.
+
+    The terms that are forms ``q @ A_t @ q`` on the simplex (:meth:`Term.pair_matrix`)
+    add up to one form, which averages its matrix's entries with weights ``q_j q_k``: its
+    least entry bounds it. Each other term adds its weight times its floor (where the
+    sum increases in it) or minus its ceiling (where it decreases).
+
+    Parameters
+    ----------
+    weighted : list of (Term, float)
+        The terms and their weights (at least 0).
+    signs : dict
+        ``{term: +1 or -1}``: the orientation of each term.
+
+    Returns
+    -------
+    float
+        The bound, rounded down; ``-inf`` where a term has no known floor (or ceiling).
+    """
+    combined, scale, rest = 0.0, 0.0, 0.0
+    for term, w in weighted:
+        if w == 0:
+            continue
+        A = term.pair_matrix()
+        if A is not None:
+            combined = combined + w * signs[term] * A
+            scale = scale + np.abs(w * A)
+            continue
+        known = term.floor if signs[term] > 0 else term.ceiling
+        if known is None:
+            return -math.inf
+        rest += w * signs[term] * known
+    least = float(np.min(combined)) if np.ndim(combined) else 0.0
+    size = float(np.max(scale)) if np.ndim(scale) else 0.0
+    # each entry: a sum of len(weighted) products, each rounded (and (r_j + r_k) / 2 once)
+    margin = 4 * (len(weighted) + 2) * EPS * (size + abs(rest)) + 1e-300
+    return float(nudge(least + rest - margin, -1))
 
 
 def gibbs_risk(q: Posterior, risks) -> GibbsRisk:

@@ -107,9 +107,18 @@ class VertexSearch(ParetoSearch):
         relaxed = any(m is not None for m in self.convex.values())
         stall = STALL if relaxed else STALL_EXACT
         history = []
+        edges = self._domain_weights()  # cut at the atoms' domains once a vertex is past
         while True:
             best = min(self.solved, key=lambda s: s.value)
             lower, vertex = self._least_vertex()
+            if lower == -np.inf and edges:
+                for w in edges:  # the cut alone: its posterior (a program along an edge of
+                    # the bound's domain, not towards its minimum) would steer the search
+                    _, c = self.certified(list(zip(self.terms, w, strict=True)))
+                    if np.isfinite(c):
+                        self.polytope.cut(w, c)
+                edges = []
+                continue
             history.append(lower)
             goal = gap_goal(tol, rtol, best.value)
             if best.value - lower <= goal or len(self.solved) >= max_solves:
@@ -135,6 +144,33 @@ class VertexSearch(ParetoSearch):
             weights.append(w)
         stationary = self._stationary(self.terms[0].posterior.prior)
         return weights + ([stationary] if stationary is not None else [])
+
+    def _domain_weights(self):
+        """Weights along which an atom of the bound is finite only on one side.
+
+        An atom's ``domain`` row ``a`` says ``a @ args >= 0`` at every rate a sample
+        gives and ``-inf`` (from below) elsewhere. Where the arguments it weighs are
+        terms and ``a`` times their orientation is at least 0, the scalarized program
+        at those weights proves a cut (its least entry, as
+        :func:`cvxpb.engine.declare.terms.weighted_floor`) that keeps the polytope's
+        vertices where the atom has a value, not past its edge where each vertex would
+        certify nothing.
+        """
+        position = {t: i for i, t in enumerate(self.terms)}
+        weights = []
+        for node in _nodes(self.bound):
+            for row in node.domain:
+                w = np.zeros(len(self.terms))
+                for arg, a in zip(node.args, row, strict=True):
+                    if a == 0:
+                        continue
+                    if arg not in position:
+                        break
+                    w[position[arg]] += a * self.signs[arg]
+                else:
+                    if np.all(w >= 0) and w.sum() > 0:
+                        weights.append(w / w.sum())
+        return weights
 
     def _stationary(self, q):
         """The normalized slopes of ``G`` in the terms at ``q``, if finite and not zero."""
@@ -197,6 +233,13 @@ class VertexSearch(ParetoSearch):
         k = int(np.argmin(values))
         self._least_key = vertices[k]
         return float(nudge(values[k], -1)) if np.isfinite(values[k]) else -np.inf, k
+
+
+def _nodes(expression):
+    """The expression and every node under it."""
+    yield expression
+    for arg in expression.args:
+        yield from _nodes(arg)
 
 
 def _without(w, capped):

@@ -1,0 +1,104 @@
+"""The vertex search's cuts at an atom's domain, and the entrywise floor that proves them.
+
+PAC-Bound 2 has a value only where the pair's joint error ``L - D/2`` is at least 0, and
+no finite concave extension past that edge: a vertex of the outer polytope beyond it
+certifies nothing. The atom says so (``domain``), the search cuts there once a vertex is
+past it, and the cut's offset comes from the least entry of the terms' forms summed
+(:func:`cvxpb.engine.declare.terms.weighted_floor`).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import cvxpb as pb
+from cvxpb.engine.declare.terms import gibbs_risk, pairwise_loss, weighted_floor
+from cvxpb.engine.declare.vertices import VertexSearch
+from cvxpb.ensemble import bounds as mv
+from cvxpb.numerics.trinomial import pac_bound_two
+
+
+def _forms(seed, H=5):
+    rng = np.random.default_rng(seed)
+    q = pb.Posterior.uniform(H)
+    A = rng.uniform(-1, 1, (H, H))
+    risks = rng.uniform(0, 1, H)
+    return q, pairwise_loss(q, matrix=(A + A.T) / 2), gibbs_risk(q, risks), pb.KL(q)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_floor_is_below_every_posterior_and_reached_where_the_least_entry_is(seed):
+    """Against 20000 Dirichlet posteriors and the simplex's vertices: never above the
+    weighted sum of the oriented terms (a decreasing term enters with its ceiling); equal
+    to it, within 1e-12, at the vertex of a least diagonal entry."""
+    q, form, risk, kl = _forms(seed)
+    signs = {form: 1, risk: -1, kl: 1}
+    weighted = [(form, 0.7), (risk, 0.3), (kl, 0.0)]
+    floor = weighted_floor(weighted, signs)
+    points = np.vstack([np.random.default_rng(seed).dirichlet(np.full(5, 0.3), 20000), np.eye(5)])
+    values = np.einsum("ij,jk,ik->i", points, 0.7 * form.matrix, points) - 0.3 * points @ risk.risks
+    assert floor <= values.min()
+    combined = 0.7 * form.matrix - 0.3 * (risk.risks[:, None] + risk.risks[None, :]) / 2
+    if np.argmin(combined) % 6 == 0:  # the least entry on the diagonal: a vertex's value
+        assert floor == pytest.approx(values.min(), abs=1e-12)
+    # a divergence with weight enters with its floor (0); one with no ceiling, decreasing: -inf
+    with_kl = weighted_floor([(form, 1.0), (kl, 0.5)], signs)
+    assert with_kl == pytest.approx(weighted_floor([(form, 1.0)], signs), abs=1e-14)
+    assert weighted_floor([(form, 1.0), (kl, 0.5)], {form: 1, kl: -1}) == -math.inf
+
+
+def _out_of_bag_bound(n=300, H=6, seed=0):
+    """PAC-Bound 2 from out-of-bag pair rates: H voters, each with its own examples
+    left out (a third of them), each pair's joint error and disagreement on the
+    examples both left out; voters 0 and 1 never wrong together (a pair with joint error
+    0, as accurate trees often have). The matrices are not Gram matrices, so the
+    quadratic forms enter through their minorants."""
+    rng = np.random.default_rng(seed)
+    errors = (rng.uniform(size=(n, H)) < rng.uniform(0.02, 0.1, H)).astype(float)
+    errors[errors[:, 0] == 1, 1] = 0.0
+    out = (rng.uniform(size=(n, H)) < 1 / 3).astype(float)
+    counts = out.T @ out
+    wrong = errors * out
+    both = wrong.T @ wrong
+    tandem, differ = both / counts, out.T @ wrong + wrong.T @ out - 2 * both
+    q = pb.Posterior.uniform(H)
+    return mv.pac_bound_2(
+        q, tandem_matrix=tandem, disagreement_matrix=differ / counts, n=int(counts.min())
+    )
+
+
+def test_the_domain_cut_gives_pac_bound_2_a_lower_bound(monkeypatch):
+    """From pairwise matrices with a zero joint error: a finite lower bound, below the
+    least value of 300 Dirichlet posteriors and the bound found; without the cut at the
+    domain the least vertex lies past the edge and no lower bound is proven."""
+    bound = _out_of_bag_bound()
+    problem = pb.Minimize(bound)
+    found = problem.solve()
+    points = np.random.default_rng(1).dirichlet(np.full(6, 0.5), 300)
+    least = min(problem.value_at(p) for p in points)
+    assert -math.inf < found.certificate.lower_bound <= min(least, found.bound)
+    monkeypatch.setattr(VertexSearch, "_domain_weights", lambda self: [])
+    assert pb.Minimize(bound).solve().certificate.lower_bound == -math.inf
+
+
+def test_the_raised_joint_error_moves_the_bound_by_less_than_1e9():
+    """The atom raises the joint error by 1e-12 (so that a vertex an ulp past ``D = 2L``
+    keeps a value); at a joint error of 0, where the bound is steepest, over a grid of
+    disagreements and sides, the value from above there is within 1e-9 of the value from
+    below without it, wherever the region has a point."""
+    from cvxpb.ensemble.atoms import RAISE, PacBoundTwo
+
+    d, s = np.meshgrid(np.linspace(0, 0.45, 10), np.geomspace(1e-5, 1, 11))
+    d, s = d.ravel(), s.ravel()
+    atom = PacBoundTwo(0.0, 0.0, 0.0)
+    raised = atom._apply([d / 2, d, s], +1)
+    exact = pac_bound_two(np.zeros_like(d), d, s, -1)
+    assert RAISE == 1e-12
+    region = np.isfinite(exact)  # elsewhere no rates are within the side of the sample's
+    assert region.sum() >= 40
+    assert np.all(raised[region] >= exact[region])
+    assert np.max(raised[region] - exact[region]) < 1e-9
+    # a point an ulp past the edge has a value; one well past it none
+    assert np.isfinite(atom._apply([0.05 - 1e-17, 0.1, 0.01], -1))
+    assert atom._apply([0.05 - 1e-9, 0.1, 0.01], -1) == -np.inf
