@@ -206,9 +206,9 @@ def test_the_bound_is_the_papers_supremum_where_its_region_has_points():
     ``e_S`` and the ends of the kl range:
     our values from above and below within 1e-8 of the paper's supremum wherever its
     region has a point (both from inside: ours from below and theirs), the upper never
-    below it; where it has none, 1 from above and
-    from the search, and from below ``-inf``, or 1 where the sample's own rates are
-    under the cap with a Gibbs risk of 1/2 or more."""
+    below it; where it has none, 1 from above and from the search, and from below a
+    value below 0, or 1 where the sample's own rates are under the cap with a Gibbs
+    risk of 1/2 or more."""
     rng = np.random.default_rng(3)
     cases = []
     for k in range(60):
@@ -224,8 +224,10 @@ def test_the_bound_is_the_papers_supremum_where_its_region_has_points():
         if theirs == -math.inf:
             empty += 1
             assert (upper, search) == (1.0, 1.0)
-            # from below, 1 only where the sample itself has a Gibbs risk of 1/2 or more
-            assert lower == -math.inf or (lower == 1.0 and e_S + d_S / 2 >= 0.5)
+            # from below the C-bound's largest value with d < 1/2 alone, a concave
+            # extension for the certificates: below 0 there (F >= 0 is the paper's
+            # constraint), or 1 where the sample itself has a Gibbs risk of 1/2 or more
+            assert lower < 0 or (lower == 1.0 and e_S + d_S / 2 >= 0.5)
         else:
             assert theirs <= upper <= lower + 1e-8 and abs(theirs - lower) <= 1e-8
     assert 5 <= empty <= 30
@@ -307,13 +309,14 @@ def test_the_atom_in_the_gibbs_risk():
     ``(L - d/2, d)``; rates no sample gives (a negative joint error, or ``e + d > 1``)
     give 1 from above and ``-inf`` from below; a joint error of exactly 0 is one (its
     value within 1e-9 of the region's there, the atom raising it by 1e-12)."""
-    from cvxpb.ensemble.atoms import PacBoundTwo
+    from cvxpb.ensemble.atoms import RAISE, PacBoundTwo
 
     atom = PacBoundTwo(0.0, 0.0, 0.0)
     for rounding in (1, -1):
         for L, d, s in ((0.2, 0.3, 0.01), (0.15, 0.3, 0.02), (0.05, 0.0, 0.1)):
             value = float(atom._apply([L, d, s], rounding))
-            assert value == pytest.approx(_bound(L - d / 2, d, s, rounding), abs=1e-10)
+            raised = L - d / 2 + RAISE  # the atom raises the joint error by 1e-12
+            assert value == pytest.approx(_bound(raised, d, s, rounding), abs=1e-10)
         assert float(atom._apply([0.1, 0.3, 0.01], rounding)) == (1.0 if rounding > 0 else -np.inf)
         assert float(atom._apply([0.9, 0.3, 0.01], rounding)) == (1.0 if rounding > 0 else -np.inf)
     # the atom raises the joint error by 1e-12 (tests/test_domain_cuts.py)

@@ -28,6 +28,15 @@ wherever the paper's region is not empty; where it is (the sample's rates far fr
 every pair's, which one sample never gives: ``e_S >= R_S^2`` by Jensen), the value is
 1 from above: the statistics say nothing.
 
+From below (``rounding=-1``) the value is that of the region with ``d < 1/2`` alone,
+the cap's ``F >= 0`` dropped: the same wherever the paper's region has a point (the
+largest ``F`` is then at least 0, and only ``F >= 0`` was dropped), and below 0 where
+it has none instead of ``-inf``. That larger region's supremum is concave and monotone
+by the same arguments, so it is a minorant of the bound that stays finite past the
+edge where the paper's region empties, and the vertex search's certificates, which
+evaluate the bound from below at points of an outer polytope (some of them rates no
+sample gives), lose nothing there.
+
 With the cap the region is convex (the cap is concave in ``e``) and ``F`` concave on
 it, and the value is
 
@@ -206,11 +215,12 @@ def _slice_value(e, d_S, e_S, s, rounding):
     of Gibbs risk 1/2 below ``d = 1/2``, else ``F`` at ``2e`` clipped into the slice;
     ``-inf`` where the slice is empty. With ``rounding=+1`` never below the true value
     (the slice widened); with ``-1`` never above it (a point proven inside, ``F``
-    rounded down); with 0 near it, for searching, and where the slice is empty a value
+    rounded down, the slice capped at ``d < 1/2`` alone: the module's text); with 0
+    near it, for searching, and where the slice is empty a value
     below -1 that rises towards the region (``-1`` less the gap between the slice's
     ends, a convex function of ``e``), so that the search finds a thin region."""
     d_lo, d_hi = disagreement_slice(e, d_S, e_S, s, rounding)
-    top = np.minimum(d_hi, region_cap(e, rounding))
+    top = np.minimum(d_hi, region_cap(e, rounding) if rounding >= 0 else 0.5)
     reach = np.maximum(d_lo, 1 - 2 * e)  # the least d of the slice with R >= 1/2
     half = (reach <= top) & (reach < 0.5)
     d = np.clip(2 * e, d_lo, np.maximum(top, d_lo))
@@ -295,9 +305,10 @@ def pac_bound_two(e_S, d_S, s, rounding: int = 1):
         The kl inequality's side, at least 0.
     rounding : {1, 0, -1}, default=1
         ``+1``: a value at least the supremum (bounded by chords of the concave
-        profile at points around the best ``e``); ``-1``: at most it (the C-bound at a
-        point of the region proven inside; ``-inf`` if none is); 0: the search's best
-        value, unverified, fast.
+        profile at points around the best ``e``; 1 where no point of the region is
+        found); ``-1``: at most it (the C-bound at a point proven inside the region
+        with ``d < 1/2`` alone, the module's text; ``-inf`` if none is); 0: the
+        search's best value, unverified, fast (1 where it finds no point).
 
     Returns
     -------
