@@ -75,6 +75,7 @@ POLISH = 4  # programs at most at the best posterior's stationary mu, once certi
 WARM_PRIOR = 1e-6  # the prior's share in a warm start
 JOINT_ITERATIONS = 60  # ADMM steps of the summed forms' non-negative part: 300 (the dnn
 # module's own) close PAC-Bound 2's gaps out of bag no further than 1e-3 and take twice as long
+JOINT_TRIAL = 6  # programs _joint_bound is tried on before, never raising c, it is left
 ENTROPY_FLOOR = 1e-12  # the entropy's weight when Newton's method solves a quadratic alone
 CONTINUATION = (1e-4, 1e-8)  # the weights it solves at first, each from the one before
 
@@ -141,6 +142,7 @@ class ParetoSearch:
         self.replace = replace or {}  # majorants standing in for terms (convex-concave)
         self.convex.update(self.replace)
         self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G
+        self._joint = (0, 0)  # the programs _joint_bound was tried on, and raised c in
         # monotone along lines: least at a vertex of R, and stationary at one mu
         self.vertex_exact = bound.monotone_of_affine()
 
@@ -592,7 +594,14 @@ class ParetoSearch:
             The lower bound, rounded down.
         """
         q, c = self._certified(weighted)
-        return q, max(c, weighted_floor(weighted, self.signs), self._joint_bound(weighted, q))
+        c = max(c, weighted_floor(weighted, self.signs))
+        tries, wins = self._joint
+        if wins or tries < JOINT_TRIAL:  # where it never raised c, it is not tried on
+            joint = self._joint_bound(weighted, q)
+            if joint > -math.inf:
+                self._joint = (tries + 1, wins + (joint > c))
+            c = max(c, joint)
+        return q, c
 
     def _joint_bound(self, weighted, q) -> float:
         """The tangent bound with the quadratic forms summed before their minorant.
@@ -604,7 +613,9 @@ class ParetoSearch:
         non-negative part taken out at ``q`` (:mod:`cvxpb.engine.declare.dnn`), is
         minimized with KL by Newton's method and bounded below by its tangent there
         (at ``q`` itself for another divergence), as in :meth:`certified`. ``-inf``
-        where the sum is not of that kind.
+        where the sum is not of that kind. A search stops trying it after
+        ``JOINT_TRIAL`` programs where it never raised the bound (CCPBB's forms, whose
+        sum is no nearer convex than its parts: it doubled that bound's time).
         """
         B, mu = weighted[-1]
         forms = [(t, w) for t, w in weighted[:-1] if w > 0]
