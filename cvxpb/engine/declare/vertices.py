@@ -22,6 +22,13 @@ there rounded down, and the least of those values is a proven lower bound on the
 minimum. The least ``G`` at a solved posterior, re-evaluated with outward rounding, is
 the upper bound.
 
+**The atoms' domains.** An atom finite only on one side of a plane in its arguments
+(``Expression.domain``: PAC-Bound 2 past a joint error of 0, where its slope is
+infinite and no finite concave extension exists) would make every vertex past that
+plane worth ``-inf``. Once the least vertex is such a one, the search cuts at the
+plane's weights, its offset proven by the terms' least entry
+(:func:`cvxpb.engine.declare.terms.weighted_floor`).
+
 **The weights.** The least program value ``c(w) = min_q w @ t(q)`` is concave in ``w``,
 and at the weights ``w_j`` of the cuts tight at a vertex ``v`` it equals ``w_j @ v``;
 so if any weights cut ``v`` off, the weights between the ``w_j`` do (their mean first,
