@@ -85,6 +85,23 @@ def test_binary_forest_every_bound_reported(validation):
     assert model.posterior_.sum() == pytest.approx(1, abs=1e-12)
 
 
+def test_each_bound_says_its_certified_gap_and_seconds():
+    """``bounds_`` entries carry the search's certified gap (the certificate's own, at
+    most the goal where optimal) and its seconds (the fit's own for the fitted bound)."""
+    X, y = _binary(600)
+    model = MajorityVoteClassifier(
+        RandomForestClassifier(n_estimators=10, random_state=0), bound="first_order"
+    ).fit(X, y)
+    for name, row in model.bounds_.items():
+        result = model.solve_bound(name)
+        gap = result.certificate.gap if result.certificate else np.inf
+        assert row["gap"] == gap >= 0, name
+        assert 0 < row["seconds"] < 60, name
+        if row["status"] == "optimal":
+            assert row["gap"] <= 1e-7, name  # the classifier's TOL
+    assert model.bounds_["first_order"]["seconds"] == model.result_.seconds
+
+
 def test_the_vote_is_the_posterior_weighted_majority():
     X, y = load_iris(return_X_y=True)
     labels = np.array(["setosa", "versicolor", "virginica"])[y]

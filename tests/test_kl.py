@@ -162,10 +162,10 @@ def test_the_lower_bisection_starts_from_newtons_narrow_bracket(L, eps):
     allowance left all of [0, L] here."""
     from hypothesis import assume
 
-    from cvxpb.numerics.kl import _newton_bracket_lower
+    from cvxpb.numerics.kl import KERNELS
 
     assume(eps / L < 600)  # the root, above L exp(-1 - eps / L), is a normal number
-    lo, hi = _newton_bracket_lower(np.asarray(L), np.asarray(eps))
+    lo, hi = KERNELS.lower_start(L, eps)
     assert lo > 0 and hi - lo <= (1e-12 + 1024 * np.finfo(float).eps * eps / L) * hi
 
 
@@ -223,9 +223,8 @@ def test_the_lower_bracket_is_verified_on_its_lower_side_and_narrow():
     st.one_of(st.floats(0, 60), st.sampled_from([0.0, 1e-300, 1e-17, 745.0, 1e300])),
 )
 def test_the_upper_inverse_at_one_point_is_the_array_paths_bit_for_bit(L, eps):
-    """One point takes a path of Python floats (eight times faster); it runs the same
-    Newton steps, checks and halvings as the arrays, so its bracket and Newton root
-    are the array path's to the last bit, edges included."""
+    """One point and an array holding it run the same compiled kernel: its bracket and
+    Newton root are the same to the last bit, edges included."""
     from cvxpb.numerics.kl import kl_inv_upper_bracket
 
     for inverse in (kl_inv_upper_bracket, kl_inv_upper_newton):
@@ -237,22 +236,18 @@ def test_the_upper_inverse_at_one_point_is_the_array_paths_bit_for_bit(L, eps):
 @pytest.mark.parametrize(
     ("p", "eps"), [(7.71285762e-06, 0.01382095), (1e-3, 1.0), (0.02, 20.0), (0.3, 300.0)]
 )
-def test_a_lower_root_below_1e_300_is_bracketed_at_once(monkeypatch, p, eps):
+def test_a_lower_root_below_1e_300_is_bracketed_at_once(p, eps):
     """Where the lower root is below the bisection's absolute width (CTD's tandem risk
     out of bag, near 1e-5 with a KL term near 0.01, puts it near 1e-780), the bracket
-    is ``[0, 1e-300]`` from a few kl evaluations, not a thousand halvings down from
-    ``p``; 1e-300 is above the root (its kl in mpmath is below ``eps``), and the bracket
-    is the one the halvings end at to the reported ``lo``."""
+    is ``[0, 1e-300]`` from Newton's start and one kl evaluation, not a thousand
+    halvings down from ``p``; 1e-300 is above the root (its kl in mpmath is below
+    ``eps``), and the bracket is the one the halvings end at to the reported ``lo``."""
     from cvxpb.numerics import kl as module
 
     with mp.workdps(60):
         assert mp_kl(p, mp.mpf("1e-300")) < eps
     lo, hi = (float(v) for v in module.kl_inv_lower_bracket(p, eps))
     assert lo == 0.0 and hi == module.BRACKET_WIDTH
-    calls = []
-    evaluate = module._kl_with_error
-    monkeypatch.setattr(module, "_kl_with_error", lambda *a: calls.append(1) or evaluate(*a))
-    module.kl_inv_lower_bracket(p, eps)
-    assert len(calls) <= 4
-    halved = module._bisect(np.float64(p), np.float64(eps), 0.0, p, verified_high=False)
-    assert float(halved[0]) == lo and float(halved[1]) <= hi
+    assert module.KERNELS.lower_start(p, eps) == (0.0, module.BRACKET_WIDTH)  # no halving
+    halved = module.KERNELS.halve(p, eps, 0.0, p, False)
+    assert halved[0] == lo and halved[1] <= hi

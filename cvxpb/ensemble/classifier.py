@@ -20,6 +20,8 @@ Seldin, 2022), ``"ctd"`` (the C-tandem bound of Masegosa et al., 2020), ``"lambd
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Mapping
 
 import numpy as np
@@ -308,8 +310,10 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
     @property
     def bounds_(self) -> dict:
         """For every bound that applies: its value at ``posterior_`` and at the uniform
-        posterior, its own minimum and that minimum's status (solved when first read:
-        each minimum is a solve, with a progress bar on a terminal)."""
+        posterior, its own minimum, that minimum's status and certified gap (``inf``
+        where no finite lower bound was proven) and the seconds its search took (solved
+        when first read, with a progress bar on a terminal; the fitted bound's search is
+        the fit's own)."""
         from tqdm.auto import tqdm
 
         check_is_fitted(self, "posterior_")
@@ -320,12 +324,16 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
             for name in names:
                 names.set_postfix_str(name)
                 declared = self.declarations_[name]
+                start = time.perf_counter()
                 own = self.solve_bound(name)
+                seconds = own.seconds if own is self.result_ else time.perf_counter() - start
                 self._bounds[name] = {
                     "at_posterior": _value_at(declared, self.posterior_),
                     "at_uniform": _value_at(declared, uniform),
                     "minimum": own.bound,
                     "status": own.status,
+                    "gap": own.certificate.gap if own.certificate else math.inf,
+                    "seconds": seconds,
                 }
         return self._bounds
 

@@ -69,7 +69,8 @@ then falls; so the supremum is ``max_e G(e)`` over the joint errors within binar
 whatever the search found, by chords: at a few points around the best ``e`` and at the
 ends, ``G`` from above (the slice widened) and from below (at points proven inside),
 and on each piece between them the chord through a neighbouring piece, extended, which
-lies above a concave function there.
+lies above a concave function there. That arithmetic, at one point, is compiled once
+(:mod:`cvxpb.numerics.trinomial_kernels`); this module broadcasts and loops.
 """
 
 from __future__ import annotations
@@ -77,18 +78,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import xlogy
 
-from cvxpb.numerics.kl import (
-    kl,
-    kl_inv_lower_bracket,
-    kl_inv_lower_newton,
-    kl_inv_upper_bracket,
-    kl_inv_upper_newton,
-)
-from cvxpb.numerics.tolerances import EPS, nudge
+from cvxpb.numerics.compiled import Kernels
 
+KERNELS = Kernels("cvxpb.numerics.trinomial_kernels")
 GOLDEN_STEPS = 48  # the bracket shrinks to 0.618^48 < 1e-9 of the range of e
-STEPS = (1e-9, 1e-5)  # the certificate's points beside the best e, relative to e's range
-INSIDE = 1e-9  # below, the search keeps kl(e_S, e) this far (relative) under the side
 LARGE = 1e300  # a larger side (infinite) changes nothing: every pair is within it
 
 
@@ -111,6 +104,12 @@ def trinomial_kl(a, b, d, e):
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = [xlogy(p, p) - xlogy(p, r) for p, r in ((a, d), (b, e), (1 - a - b, 1 - d - e))]
     return sum(terms)
+
+
+def _flat(*arrays):
+    """The arrays broadcast together, as flat float arrays, and their shape."""
+    arrays = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in arrays))
+    return [np.ascontiguousarray(x).ravel() for x in arrays], arrays[0].shape
 
 
 def disagreement_slice(e, d_S, e_S, s, rounding):
@@ -138,158 +137,10 @@ def disagreement_slice(e, d_S, e_S, s, rounding):
         The largest; below ``d_lo`` where the slice is empty (``e`` not within binary kl
         ``s`` of ``e_S``, or not proven so).
     """
-    gap = kl(e_S, e)
-    rest = 1 - e_S
-    with np.errstate(divide="ignore", invalid="ignore"):
-        moved = gap - rounding * (64 * EPS * gap + 1e-300)  # 0 at e = e_S is exact
-        gap = np.where(np.isfinite(gap) & (gap > 0), moved, gap)
-        side = np.where(rest > 0, np.maximum(s - gap, 0.0) / rest, 0.0)
-        p = np.where(rest > 0, np.minimum(d_S / rest, 1.0), 0.0)
-    side = np.maximum(nudge(side, rounding), 0.0)
-    if rounding == 0:
-        lo, hi = kl_inv_lower_newton(p, side)[0], kl_inv_upper_newton(p, side)[0]
-    else:
-        lows, highs = kl_inv_lower_bracket(p, side), kl_inv_upper_bracket(p, side)
-        inward = rounding < 0
-        lo, hi = lows[int(inward)], highs[int(not inward)]
-        plain = (side == 0) | (p == 0)
-        lo = np.where(plain & (p == 0), 0.0, np.where(side == 0, p, lo))
-        hi = np.where((side == 0) & (p > 0), p, hi)
-    lo, hi = np.where(rest > 0, lo, 0.0), np.where(rest > 0, hi, 1.0)  # all errors: any d
-    d_lo, d_hi = nudge((1 - e) * lo, -rounding), nudge((1 - e) * hi, rounding)
-    own = (e == e_S) & (side == 0)  # the sample's own rates: exactly in the region
-    d_lo, d_hi = np.where(own, d_S, d_lo), np.where(own, d_S, d_hi)
-    outside = gap > s  # beyond the joint error's own kl bound: no point at this e
-    return np.where(outside, np.inf, np.maximum(d_lo, 0.0)), np.where(outside, -np.inf, d_hi)
-
-
-def c_bound_in_rates(d, e):
-    """The C-bound in the disagreement and the joint error.
-
-    ``F(d, e) = 1 - (1 - 2e - d)^2 / (1 - 2d)``; 1 where ``2e + d >= 1`` (a Gibbs risk of
-    1/2 or more: 1 bounds any vote); ``-inf`` at ``d >= 1/2`` below that (no pair of true
-    rates is there).
-
-    Parameters
-    ----------
-    d, e : ndarray
-        The disagreement and the joint error.
-
-    Returns
-    -------
-    ndarray
-        The C-bound.
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = 1 - (1 - 2 * e - d) ** 2 / (1 - 2 * d)
-    value = np.where(d >= 0.5, -np.inf, value)
-    return np.where(2 * e + d >= 1, 1.0, value)
-
-
-def region_cap(e, rounding=0):
-    """The largest disagreement of the paper's region at the joint error ``e``.
-
-    ``2 (sqrt(e) - e)`` below ``e = 1/4``, where it is the edge ``F = 0`` of the C-bound
-    (``e >= R^2``); 1/2 from there, where the points of Gibbs risk below 1/2 are within
-    ``2 (sqrt(e) - e)`` and those at or above it bound the vote by 1 (the module's text).
-
-    Parameters
-    ----------
-    e : ndarray
-        The joint error.
-    rounding : {1, 0, -1}, default=0
-        Rounded up, to nearest, or down (1/2 is exact).
-
-    Returns
-    -------
-    ndarray
-        The cap, in [0, 1/2].
-    """
-    e = np.clip(e, 0.0, 1.0)
-    edge = nudge(2 * (np.sqrt(e) - e), rounding)  # no cancellation: sqrt(e) >= 2e there
-    return np.where(e < 0.25, np.clip(edge, 0.0, 0.5), 0.5)
-
-
-def _slice_value(e, d_S, e_S, s, rounding):
-    """``G(e)``, the largest ``F`` over the slice at ``e``: 1 where the slice has a point
-    of Gibbs risk 1/2 below ``d = 1/2``, else ``F`` at ``2e`` clipped into the slice;
-    ``-inf`` where the slice is empty. With ``rounding=+1`` never below the true value
-    (the slice widened); with ``-1`` never above it (a point proven inside, ``F``
-    rounded down, the slice capped at ``d < 1/2`` alone: the module's text); with 0
-    near it, for searching, and where the slice is empty a value
-    below -1 that rises towards the region (``-1`` less the gap between the slice's
-    ends, a convex function of ``e``), so that the search finds a thin region."""
-    d_lo, d_hi = disagreement_slice(e, d_S, e_S, s, rounding)
-    top = np.minimum(d_hi, region_cap(e, rounding) if rounding >= 0 else 0.5)
-    reach = np.maximum(d_lo, 1 - 2 * e)  # the least d of the slice with R >= 1/2
-    half = (reach <= top) & (reach < 0.5)
-    d = np.clip(2 * e, d_lo, np.maximum(top, d_lo))
-    value = c_bound_in_rates(d, e)
-    if rounding < 0:
-        value = nudge(value, -1)
-    value = np.where(half, 1.0, np.where(d >= 0.5, -np.inf, value))
-    empty = -np.inf if rounding else -1.0 - (d_lo - top)
-    return np.where(d_lo > top, empty, value)
-
-
-def _golden(profile, bottom, top):
-    """A golden-section search for the largest ``profile`` on ``[bottom, top]``: its
-    best point."""
-    ratio = (np.sqrt(5) - 1) / 2
-    a, b = bottom.copy(), top.copy()
-    x1, x2 = b - ratio * (b - a), a + ratio * (b - a)
-    g1, g2 = profile(x1), profile(x2)
-    for _ in range(GOLDEN_STEPS):
-        left = g1 >= g2  # the largest value lies in [a, x2]
-        a, b = np.where(left, a, x1), np.where(left, x2, b)
-        x_new = np.where(left, b - ratio * (b - a), a + ratio * (b - a))
-        g_new = profile(x_new)
-        x1, x2 = np.where(left, x_new, x2), np.where(left, x1, x_new)
-        g1, g2 = np.where(left, g_new, g2), np.where(left, g1, g_new)
-    return np.where(g1 >= g2, x1, x2)
-
-
-def _chords(grid, up, low):
-    """An upper bound on a concave ``G`` over ``[grid[0], grid[-1]]`` from values above
-    (``up``) and below (``low``) it at the sorted ``grid``: on each piece, the least of
-    the chords through its left neighbour and its left end, extended right, and through
-    its right end and its right neighbour, extended left (a concave function lies below
-    its chords outside them), and ``4 e`` at the piece's right end (``F <= 4e``). A piece
-    whose two ends are outside ``G``'s domain (``up`` is ``-inf``) lies outside it where
-    another grid point is proven inside (``low`` finite): the domain is an interval."""
-    bounds = [np.max(up, axis=0)]
-    last = grid.shape[0] - 1
-    witness = np.any(low > -np.inf, axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(last):
-            u, v, length = grid[i], grid[i + 1], grid[i + 1] - grid[i]
-            best = 4 * v
-            if i >= 1:
-                run = u - grid[i - 1]
-                rise = _rise(up[i], low[i - 1]) / run * length
-                best = np.minimum(best, np.where(run > 0, _extend(up[i], rise), np.inf))
-            if i + 2 <= last:
-                run = grid[i + 2] - v
-                rise = _rise(up[i + 1], low[i + 2]) / run * length
-                best = np.minimum(best, np.where(run > 0, _extend(up[i + 1], rise), np.inf))
-            outside = witness & (up[i] == -np.inf) & (up[i + 1] == -np.inf)
-            bounds.append(np.where((length > 0) & ~outside, best, -np.inf))
-    return np.maximum.reduce(bounds)
-
-
-def _rise(up, low):
-    """``max(up - low, 0)``, and ``inf`` (no chord) where both are ``-inf``: two points
-    outside the profile's domain say nothing of it between them."""
-    with np.errstate(invalid="ignore"):
-        rise = np.maximum(up - low, 0.0)
-    return np.where(np.isnan(rise), np.inf, rise)
-
-
-def _extend(up, rise):
-    """``up + rise``, and ``inf`` where that is ``-inf + inf`` (no chord)."""
-    with np.errstate(invalid="ignore"):
-        value = up + rise
-    return np.where(np.isnan(value), np.inf, value)
+    flat, shape = _flat(e, d_S, e_S, s)
+    lows, highs = np.empty(flat[0].size), np.empty(flat[0].size)
+    KERNELS.disagreement_slice_many(*flat, int(rounding), lows, highs)
+    return lows.reshape(shape), highs.reshape(shape)
 
 
 def pac_bound_two(e_S, d_S, s, rounding: int = 1):
@@ -315,36 +166,9 @@ def pac_bound_two(e_S, d_S, s, rounding: int = 1):
     ndarray
         The bound, at most 1.
     """
-    e_S, d_S, s = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(e_S, d_S, s))
-    shape = e_S.shape
-    e_S, d_S, s = (np.atleast_1d(x).ravel() for x in (e_S, d_S, s))
+    (e_S, d_S, s), shape = _flat(e_S, d_S, s)
     e_S = np.clip(e_S, 0.0, 1.0)
     d_S, s = np.clip(d_S, 0.0, 1.0 - e_S), np.clip(s, 0.0, LARGE)  # LARGE allows every e
-    bottom = np.where(s > 0, kl_inv_lower_bracket(e_S, s)[0], e_S)  # s = 0: e_S alone
-    top = np.where(s > 0, kl_inv_upper_bracket(e_S, s)[1], e_S)
-    inner = np.maximum(s - INSIDE * (s + 1e-3), 0.0)
-    inner_ends = kl_inv_lower_bracket(e_S, inner)[1], kl_inv_upper_bracket(e_S, inner)[0]
-
-    def profile(e, rounding=0):
-        return _slice_value(e, d_S, e_S, s, rounding)
-
-    best = _golden(profile, bottom, top)
-    best = np.where(profile(best) >= profile(e_S), best, e_S)
-    found = profile(best) > -0.5  # a point of the region (F >= 0 there; empty: below -1)
-    if rounding == 0:
-        value = profile(best)
-    else:
-        width = top - bottom
-        steps = [best + side * h * width for side in (-1, 1) for h in STEPS]
-        grid = np.stack([bottom, top, *inner_ends, e_S, best, *steps])
-        grid = np.sort(np.clip(grid, bottom, top), axis=0)
-        low = np.stack([profile(e, -1) for e in grid])
-        if rounding < 0:
-            value = np.max(low, axis=0)
-        else:
-            value = _chords(grid, np.stack([profile(e, 1) for e in grid]), low)
-            value = np.maximum(nudge(value + 64 * EPS * (1 + np.abs(value)), 1), 0.0)
-    if rounding >= 0:  # no point of the region found: the statistics say nothing, 1
-        value = np.where(found, value, 1.0)
-    value = np.minimum(value, 1.0)
-    return value.reshape(shape)
+    out = np.empty(e_S.size)
+    KERNELS.pac_bound_two_many(e_S, d_S, s, int(rounding), int(GOLDEN_STEPS), out)
+    return out.reshape(shape)
