@@ -18,6 +18,10 @@ def optimizeLamb(emp_risks, n, delta=0.05):
 def optimizeTND(tandem_risks, n, delta=0.05):
     rho = np.arange(1.0, len(tandem_risks) + 1); rho /= rho.sum()
     return 0.7, rho
+
+def optimizeCCTND(tandem_risks, gibbs_risks, n, n2, delta=0.05):
+    rho = np.zeros(len(gibbs_risks)); rho[-1] = 1.0
+    return 0.6, rho, 0.1, 0.5, 0.5
 """
 
 
@@ -34,20 +38,22 @@ def checkout(tmp_path, monkeypatch):
 
 
 def test_a_checkout_supplies_the_posteriors(checkout):
-    lambda_posterior, tandem_posterior, source = bench.published_optimizers(checkout)
+    optimizers, source = bench.published_optimizers(checkout)
     assert str(checkout) in source
     risks = np.array([0.3, 0.1, 0.2])
-    assert np.array_equal(lambda_posterior(risks, 100), [0, 1, 0])
-    assert np.allclose(tandem_posterior(np.eye(3) * 0.1, 100), [1 / 6, 2 / 6, 3 / 6])
+    assert np.array_equal(optimizers["lambda"](risks, 100), [0, 1, 0])
+    assert np.allclose(optimizers["tandem"](np.eye(3) * 0.1, 100), [1 / 6, 2 / 6, 3 / 6])
+    assert np.array_equal(optimizers["cctnd"](np.eye(3) * 0.1, risks, 100, 90), [0, 0, 1])
 
 
 def test_without_a_checkout_the_benchmark_says_what_stands_in():
-    lambda_posterior, tandem_posterior, source = bench.published_optimizers(None)
+    optimizers, source = bench.published_optimizers(None)
     assert "no --authors checkout given" in source
+    assert "cctnd" not in optimizers  # no stand-in: no row
     risks = np.array([0.3, 0.1, 0.2])
-    rho = lambda_posterior(risks, 200)
+    rho = optimizers["lambda"](risks, 200)
     assert rho.sum() == pytest.approx(1) and np.argmax(rho) == 1
-    assert tandem_posterior(np.diag(risks), 200).shape == (3,)
+    assert optimizers["tandem"](np.diag(risks), 200).shape == (3,)
 
 
 def test_an_optimizer_without_one_posterior_is_refused():
