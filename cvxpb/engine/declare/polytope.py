@@ -12,6 +12,7 @@ exact and nothing is lost to rounding or degeneracy; each new vertex is solved f
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -58,6 +59,17 @@ class Polytope:
                 self.vertices.append(x)
                 self.active.append(self._active_at(x))
         self._X = _floats(self.vertices, self.d)
+        self._reset_marks(len(self.vertices))
+
+    def _reset_marks(self, count):
+        """Per-vertex bookkeeping for ``count`` vertices, none filled: ``values`` (a
+        value the caller keeps for each vertex, None until it sets one), each vertex's
+        coordinates rounded down (once), and ``kept`` (the indices, before the last cut,
+        of the vertices it kept). Lists beside ``vertices``: a rational vertex is costly
+        to hash."""
+        self.values: list = [None] * count
+        self._lower: list = [None] * count
+        self.kept = np.arange(count)
 
     def _add(self, normal, offset) -> int:
         self.normals.append(normal)
@@ -109,7 +121,7 @@ class Polytope:
             self._N, self._o = self._N[:-1], self._o[:-1]
             return False
         self.cuts.append(j)
-        new_vertices, new_active = [], []
+        new_vertices, new_active, seen = [], [], set()
         beyond = np.flatnonzero(slacks < 0)
         for k in np.flatnonzero(slacks > 0):
             for m in beyond:
@@ -119,10 +131,15 @@ class Polytope:
                 ):
                     continue
                 x = self._solve(_independent(common, self.normals, self.d - 1) + [j])
-                if x is not None and x not in new_vertices:
+                if x is not None and x not in seen:
+                    seen.add(x)
                     new_vertices.append(x)
                     new_active.append(self._active_at(x))
         kept = np.flatnonzero(slacks >= 0)
+        fresh = [None] * len(new_vertices)
+        self.values = [self.values[k] for k in kept] + fresh
+        self._lower = [self._lower[k] for k in kept] + fresh
+        self.kept = kept
         self.vertices = [self.vertices[k] for k in kept] + new_vertices
         self._X = np.vstack([self._X[kept], _floats(new_vertices, self.d)])
         self.active = [
@@ -131,33 +148,48 @@ class Polytope:
         return True
 
     def _solve(self, rows):
-        """The point where the constraints ``rows`` (``d`` independent ones) are tight."""
-        A = [list(self.normals[i]) + [self.offsets[i]] for i in rows]
+        """The point where the constraints ``rows`` (``d`` independent ones) are tight:
+        each row scaled to integers (a float's denominator is a power of 2), eliminated
+        without fractions (Bareiss), and each coordinate one exact quotient."""
         d = self.d
+        A = [_integers(list(self.normals[i]) + [self.offsets[i]]) for i in rows]
+        previous = 1
         for col in range(d):
             pivot = next((r for r in range(col, d) if A[r][col] != 0), None)
             if pivot is None:
                 return None
             A[col], A[pivot] = A[pivot], A[col]
-            for r in range(d):
-                if r != col and A[r][col] != 0:
-                    f = A[r][col] / A[col][col]
-                    A[r] = [a - f * b for a, b in zip(A[r], A[col], strict=True)]
-        return tuple(A[i][d] / A[i][i] for i in range(d))
+            for r in range(col + 1, d):
+                A[r] = [
+                    (A[col][col] * a - A[r][col] * b) // previous
+                    for a, b in zip(A[r], A[col], strict=True)
+                ]
+            previous = A[col][col]
+        x = [Fraction(0)] * d  # back substitution on the triangular integer system
+        for i in range(d - 1, -1, -1):
+            rest = sum((A[i][j] * x[j] for j in range(i + 1, d)), Fraction(0))
+            x[i] = (A[i][d] - rest) / A[i][i]
+        return tuple(x)
 
-    def lower_vertices(self) -> np.ndarray:
+    def lower_vertices(self, indices=None) -> np.ndarray:
         """The vertices as floats, each coordinate rounded down.
+
+        Parameters
+        ----------
+        indices : sequence of int, optional
+            Which vertices (all by default).
 
         Returns
         -------
         ndarray of shape (V, d)
             ``float(x)`` or the float just below it, whichever is at most ``x``.
         """
-        out = np.empty((len(self.vertices), self.d))
-        for k, v in enumerate(self.vertices):
-            for i, x in enumerate(v):
-                f = float(x)
-                out[k, i] = f if Fraction(f) <= x else float(nudge(f, -1))
+        indices = range(len(self.vertices)) if indices is None else indices
+        out = np.empty((len(indices), self.d))
+        for row, k in enumerate(indices):
+            if self._lower[k] is None:
+                self._lower[k] = [_float_below(x) for x in self.vertices[k]]
+            out[row] = self._lower[k]
         return out
 
     def normals_at(self, k):
@@ -188,9 +220,21 @@ class Polytope:
         return normals, capped
 
 
+def _float_below(x: Fraction) -> float:
+    """``float(x)``, or the float just below it where that is above ``x``."""
+    f = float(x)
+    return f if Fraction(f) <= x else float(nudge(f, -1))
+
+
 def _floats(points, d) -> np.ndarray:
     """Rational points in ``d`` dimensions as the nearest floats, shape ``(len(points), d)``."""
     return np.array([[float(x) for x in p] for p in points], dtype=float).reshape(len(points), d)
+
+
+def _integers(row) -> list[int]:
+    """A row of rationals times the least common multiple of their denominators."""
+    scale = math.lcm(*(x.denominator for x in row))
+    return [int(x * scale) for x in row]
 
 
 def _rank(rows) -> int:

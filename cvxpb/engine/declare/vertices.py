@@ -77,7 +77,7 @@ class VertexSearch(ParetoSearch):
 
     def __init__(self, bound, terms, signs, solver="CLARABEL", replace=None, minorants=None):
         super().__init__(bound, terms, signs, solver, replace, minorants)
-        self._vertex_values: dict = {}
+        self._least_index = None  # the least vertex's index, None once a cut removes it
 
     def run(self, tol, max_solves, rtol=None, cutoff=None):
         """Cut until the bound at the best posterior meets the least vertex value.
@@ -206,7 +206,7 @@ class VertexSearch(ParetoSearch):
             if not self._new(w):
                 continue
             tried = True
-            if self._cut(w) and self._least_key not in set(self.polytope.vertices):
+            if self._cut(w) and self._least_index is None:
                 break  # the least vertex is cut off
         return tried
 
@@ -221,24 +221,29 @@ class VertexSearch(ParetoSearch):
         q = np.maximum(q, 0.0)
         q /= exact_sum(q)
         self.solved.append(Solved(float("nan"), q, c, self.value_at(q), tuple(w)))
-        return bool(np.isfinite(c)) and self.polytope.cut(w, c)
+        if not (np.isfinite(c) and self.polytope.cut(w, c)):
+            return False
+        if self._least_index is not None:  # where the least vertex went, if it stayed
+            stayed = np.flatnonzero(self.polytope.kept == self._least_index)
+            self._least_index = int(stayed[0]) if stayed.size else None
+        return True
 
     def _least_vertex(self):
         """``(lower, index)``: the least value of ``G``'s minorant over the vertices,
         rounded down, and the vertex it is at."""
-        vertices = self.polytope.vertices
-        fresh = [k for k, v in enumerate(vertices) if v not in self._vertex_values]
+        polytope = self.polytope
+        fresh = [k for k, value in enumerate(polytope.values) if value is None]
         if fresh:
-            points = self.polytope.lower_vertices()[fresh]
+            points = polytope.lower_vertices(fresh)
             coordinates = {t: points[:, i] for i, t in enumerate(self.terms)}
             values = self.form.evaluate(Values(coordinates=coordinates, signs=self.signs), -1)
             values = np.broadcast_to(np.asarray(values, dtype=float), (len(fresh),))
             for k, value in zip(fresh, values, strict=True):
-                self._vertex_values[vertices[k]] = float(value)
-        values = np.array([self._vertex_values[v] for v in vertices])
+                polytope.values[k] = float(value)
+        values = np.array(polytope.values, dtype=float)
         values = np.where(np.isnan(values), -np.inf, values)
         k = int(np.argmin(values))
-        self._least_key = vertices[k]
+        self._least_index = k
         return float(nudge(values[k], -1)) if np.isfinite(values[k]) else -np.inf, k
 
 
