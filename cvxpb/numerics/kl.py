@@ -35,19 +35,21 @@ BRACKET_WIDTH = 1e-300  # the bisection's absolute width (kl_kernels.BRACKET_WID
 UPPER_NEWTON, LOWER_NEWTON, UPPER_BRACKET, LOWER_BRACKET = range(4)  # kl_kernels.inverse_many
 
 
-def _floats(p, q):
-    """``p`` and ``q`` broadcast together, as float arrays."""
-    return np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(q, dtype=float))
+def _flat(p, q):
+    """``p`` and ``q`` broadcast together as flat float arrays the kernels read (fresh
+    and writeable: numba would compile apart for a read-only or broadcast view), and
+    their shape."""
+    p, q = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(q, dtype=float))
+    return np.array(p, order="C").ravel(), np.array(q, order="C").ravel(), p.shape
 
 
 def _inverse(which, p, eps, max_iter=60):
     """One of the kernels' inverses (``which``) at each point: two arrays of the
     broadcast shape."""
-    p, eps = _floats(p, eps)
-    flat_p, flat_eps = np.ravel(p), np.ravel(eps)
-    first, second = np.empty(flat_p.size), np.empty(flat_p.size)
-    KERNELS.inverse_many(which, flat_p, flat_eps, int(max_iter), first, second)
-    return first.reshape(p.shape), second.reshape(p.shape)
+    p, eps, shape = _flat(p, eps)
+    first, second = np.empty(p.size), np.empty(p.size)
+    KERNELS.inverse_many(which, p, eps, int(max_iter), first, second)
+    return first.reshape(shape), second.reshape(shape)
 
 
 def _check(p, eps):
@@ -105,10 +107,10 @@ def kl_unchecked(p, q):
     """
     if np.ndim(p) == 0 and np.ndim(q) == 0:
         return KERNELS.kl(float(p), float(q))
-    p, q = _floats(p, q)
+    p, q, shape = _flat(p, q)
     out = np.empty(p.size)
-    KERNELS.kl_many(np.ravel(p), np.ravel(q), out)
-    return out.reshape(p.shape)
+    KERNELS.kl_many(p, q, out)
+    return out.reshape(shape)
 
 
 def kl_inv_upper_bracket(p, eps):

@@ -41,7 +41,9 @@ def exact_sum(values) -> float:
         return math.fsum(x)
     highs = np.zeros(KERNELS.BINS, dtype=np.int64)
     lows = np.zeros_like(highs)
-    KERNELS.binned_halves(np.ascontiguousarray(x).view(np.int64), highs, lows)
+    if not (x.flags.writeable and x.flags.c_contiguous):  # one signature for numba
+        x = np.array(x)
+    KERNELS.binned_halves(x.view(np.int64), highs, lows)
     total = 0
     for k in np.flatnonzero(highs | lows).tolist():  # bin k weighs 2**(k - OFFSET)
         total += ((int(highs[k]) << 26) + int(lows[k])) << k

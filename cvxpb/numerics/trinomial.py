@@ -107,9 +107,10 @@ def trinomial_kl(a, b, d, e):
 
 
 def _flat(*arrays):
-    """The arrays broadcast together, as flat float arrays, and their shape."""
+    """The arrays broadcast together, as fresh flat float arrays (numba would compile
+    apart for a read-only or broadcast view), and their shape."""
     arrays = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in arrays))
-    return [np.ascontiguousarray(x).ravel() for x in arrays], arrays[0].shape
+    return [np.array(x, order="C").ravel() for x in arrays], arrays[0].shape
 
 
 def disagreement_slice(e, d_S, e_S, s, rounding):

@@ -59,8 +59,8 @@ def minimize_quadratic_kl(S, b, mu, prior, start):
         or a singular system). The caller certifies it; nothing here is trusted.
     """
     global evaluations
-    arrays = (np.ascontiguousarray(x, dtype=float) for x in (S, b, prior, start))
-    S, b, prior, start = arrays
+    arrays = (np.array(x, dtype=float, order="C") for x in (S, b, prior, start))
+    S, b, prior, start = arrays  # fresh: numba would compile apart for a read-only view
     q, ok, count = KERNELS.minimize(S, b, float(mu), prior, start)
     evaluations += count
     return q if ok else None
