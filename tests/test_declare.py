@@ -784,3 +784,22 @@ def test_a_perfect_voter_keeps_the_c_bound_certified():
     best = _multistart(pb.Minimize(bound).bound, V.shape[1], np.random.default_rng(0))
     assert res.status == "optimal" and res.certificate.gap <= 1e-7
     assert res.certificate.lower_bound <= best
+
+
+def test_a_factor_is_compacted_only_when_a_cvxpy_program_asks():
+    """A pairwise loss declared from a factor keeps a way to remake it, not its QR: the
+    ``H x H`` ``R`` is made on first use of ``factor``, once, with ``R.T R = F.T F``,
+    and the term survives pickling (a fitted classifier holds it)."""
+    import pickle
+
+    from cvxpb.engine.declare.terms import pairwise_loss
+
+    rng = np.random.default_rng(0)
+    F = rng.normal(size=(500, 6)) / np.sqrt(500)
+    term = pairwise_loss(pb.Posterior.uniform(6), factor=F)
+    assert "_factor" not in term.__dict__ and term.curvature == "convex"
+    R = term.factor
+    assert R.shape == (6, 6) and term.factor is R
+    assert np.allclose(R.T @ R, F.T @ F, rtol=0, atol=1e-14)
+    again = pickle.loads(pickle.dumps(term))
+    assert np.array_equal(again.matrix, term.matrix) and np.array_equal(again.factor, R)

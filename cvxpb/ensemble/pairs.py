@@ -12,9 +12,11 @@ voters left out (Masegosa et al., 2020), so ``A`` is a matrix of its own.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from cvxpb.engine.declare.terms import Posterior, pairwise_loss, tandem_risk
+from cvxpb.engine.declare.terms import Posterior, factored_loss, pairwise_loss, tandem_risk
 from cvxpb.numerics.tolerances import EPS
 from cvxpb.validation import real_array
 
@@ -193,12 +195,9 @@ class PairErrors:
         PairwiseLoss
             The term.
         """
-        if self._errors is not None:
-            rows = [self._errors - mu]
-            if square_weight > 0:
-                rows.append(np.sqrt(square_weight) * ((1 - 2 * mu) * self._errors + mu * mu))
-            factor = np.vstack(rows) / np.sqrt(self._errors.shape[0])
-            return pairwise_loss(q, factor=factor, name=f"shifted_tandem[mu={mu:g}]")
+        if self._errors is not None:  # the factor remade only for a CVXPY program
+            factor = functools.partial(_shifted_rows, self._errors, mu, square_weight)
+            return factored_loss(q, factor, name=f"shifted_tandem[mu={mu:g}]")
         mean, square = self._shifted_moments(mu)
         matrix = mean + square_weight * square if square_weight > 0 else mean
         return pairwise_loss(q, matrix, name=f"shifted_tandem[mu={mu:g}]")
@@ -210,3 +209,12 @@ class PairErrors:
         mean = self.tandem - mu * sides + mu * mu
         square = (1 - 2 * mu) ** 2 * self.tandem + mu * mu * (1 - 2 * mu) * sides + mu**4
         return mean, square
+
+
+def _shifted_rows(errors, mu, square_weight):
+    """The factor of the shifted tandem loss and its square on one sample: rows
+    ``e - mu`` and ``sqrt(w) ((1 - 2 mu) e + mu^2)``, over ``sqrt(n)``."""
+    rows = [errors - mu]
+    if square_weight > 0:
+        rows.append(np.sqrt(square_weight) * ((1 - 2 * mu) * errors + mu * mu))
+    return np.vstack(rows) / np.sqrt(errors.shape[0])

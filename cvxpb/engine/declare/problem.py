@@ -194,7 +194,8 @@ class Minimize(Solvable):
             lines.append(f"  {term.name}: {term.curvature} in q; the bound is {direction} in it")
             minorant = term.minorant(sign)
             if minorant is not None:
-                what = "pairwise estimates" if term.factor is None else "against its curvature"
+                factored = term.factor_source is not None
+                what = "against its curvature" if factored else "pairwise estimates"
                 lines.append(
                     f"    a quadratic form ({what}): its convex minorant on the simplex (short "
                     f"by at most {-minorant.lam:.3g} (1 - |q|^2)) proves the lower bound, the "

@@ -23,6 +23,7 @@ divergence object there, a user's own included.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -372,7 +373,19 @@ class QuadraticForm(Term):
     def _curvature(self) -> str:
         raise NotImplementedError
 
-    factor = None  # F with q @ M @ q an affine function of |F q|^2, when known
+    factor_source = None  # a function giving F (k x H) with q @ M @ q an affine function
+    # of |F q|^2, when one is known: the form is then a sum of squares in CVXPY
+
+    @property
+    def factor(self):
+        """``F``, compacted to at most ``H`` rows (``R`` of ``F = Q R``), or None: made
+        on first use (only CVXPY's programs take it; a QR of an ``n x H`` factor is the
+        costliest step of declaring a bound on a large sample)."""
+        if self.factor_source is None:
+            return None
+        if "_factor" not in self.__dict__:
+            self._factor = _compact(self.factor_source())
+        return self._factor
 
     def core(self, q, rounding=0):
         return _quadratic(self.matrix, q, rounding)
@@ -409,7 +422,7 @@ class QuadraticForm(Term):
             itself fits.
         """
         fits = self.curvature == ("convex" if sign > 0 else "concave")
-        if self.factor is not None and fits:
+        if self.factor_source is not None and fits:
             return None
         if at is not None:
             return ShiftedQuadratic(self, sign, nonnegative_part(sign * self.matrix, at))
@@ -767,7 +780,7 @@ def tandem_risk(q: Posterior, errors=None, *, matrix=None) -> TandemRisk:
         return TandemRisk(q, matrix, "tandem_risk")
     E = check_two_valued(errors, q.size, "errors", (0, 1))
     term = TandemRisk(q, E.T @ E / E.shape[0], "tandem_risk")
-    term.factor = _compact(E / math.sqrt(E.shape[0]))
+    term.factor_source = functools.partial(_per_example, E)
     return term
 
 
@@ -800,12 +813,25 @@ def disagreement(q: Posterior, votes=None, *, matrix=None) -> Disagreement:
     if matrix is not None:
         return Disagreement(q, matrix, "disagreement")
     V = _labels(votes, q.size, "votes")
-    n = V.shape[0]
-    indicators = np.vstack([(V == c).astype(float) for c in np.unique(V)]) / math.sqrt(n)
-    agreement = indicators.T @ indicators
-    term = Disagreement(q, np.clip(1 - agreement, 0.0, 1.0), "disagreement")
-    term.factor = _compact(indicators)
+    F = _indicators(V)
+    term = Disagreement(q, np.clip(1 - F.T @ F, 0.0, 1.0), "disagreement")
+    term.factor_source = functools.partial(_indicators, V)
     return term
+
+
+def _per_example(E):
+    """``E / sqrt(n)``: each example's row, scaled so that ``F.T @ F`` averages."""
+    return E / math.sqrt(E.shape[0])
+
+
+def _indicators(V):
+    """The indicators of each class's votes, one block of rows a class, over ``sqrt(n)``."""
+    return np.vstack([(V == c).astype(float) for c in np.unique(V)]) / math.sqrt(V.shape[0])
+
+
+def _given(F):
+    """``F`` itself: the factor a caller gave."""
+    return F
 
 
 def pairwise_loss(q: Posterior, matrix=None, *, factor=None, name="pairwise_loss") -> PairwiseLoss:
@@ -851,11 +877,40 @@ def pairwise_loss(q: Posterior, matrix=None, *, factor=None, name="pairwise_loss
         raise ValueError(f"{name} needs matrix= (H x H) or factor= (k x H), not both")
     if matrix is not None:
         return PairwiseLoss(q, matrix, name)
-    F = real_array(factor, "factor")
+    return factored_loss(q, functools.partial(_given, real_array(factor, "factor")), name)
+
+
+def factored_loss(q: Posterior, source, name="pairwise_loss") -> PairwiseLoss:
+    """Declare :func:`pairwise_loss` from a factor made on demand.
+
+    ``source()`` gives ``F`` (``k x H``): it is called once here for ``F.T @ F`` and
+    again only if a CVXPY program needs the factor, so that a large ``F`` is not kept.
+
+    Parameters
+    ----------
+    q : Posterior
+        The posterior.
+    source : callable
+        Returns the factor, the same array each call (picklable, as a fitted
+        classifier holding the term is: a ``functools.partial`` of a module's function).
+    name : str, default="pairwise_loss"
+        The term's name.
+
+    Returns
+    -------
+    PairwiseLoss
+        The term, convex.
+
+    Raises
+    ------
+    ValueError
+        Unless the factor is a finite ``k x H`` matrix.
+    """
+    F = source()
     if F.ndim != 2 or F.shape[1] != q.size or not np.all(np.isfinite(F)):
         raise ValueError(f"factor must be a finite k x H matrix with H = {q.size}")
     term = PairwiseLoss(q, F.T @ F, name)
-    term.factor = _compact(F)
+    term.factor_source = source
     term.curvature = "convex"
     return term
 
