@@ -33,6 +33,7 @@ from cvxpb.validation import check_unit_interval, real_array
 KERNELS = Kernels("cvxpb.numerics.kl_kernels")
 BRACKET_WIDTH = 1e-300  # the bisection's absolute width (kl_kernels.BRACKET_WIDTH)
 UPPER_NEWTON, LOWER_NEWTON, UPPER_BRACKET, LOWER_BRACKET = range(4)  # kl_kernels.inverse_many
+AT_ONE_POINT = ("upper_newton", "lower_newton", "upper_bracket", "lower_bracket")  # the same
 
 
 def _flat(p, q):
@@ -45,14 +46,28 @@ def _flat(p, q):
 
 def _inverse(which, p, eps, max_iter=60):
     """One of the kernels' inverses (``which``) at each point: two arrays of the
-    broadcast shape."""
+    broadcast shape (one point: the kernel inverse_many calls, without the arrays)."""
+    if np.ndim(p) == 0 and np.ndim(eps) == 0:
+        inverse = getattr(KERNELS, AT_ONE_POINT[which])
+        steps = (int(max_iter),) if which in (UPPER_NEWTON, LOWER_NEWTON) else ()
+        first, second = inverse(float(p), float(eps), *steps)
+        return np.asarray(first), np.asarray(second)
     p, eps, shape = _flat(p, eps)
     first, second = np.empty(p.size), np.empty(p.size)
     KERNELS.inverse_many(which, p, eps, int(max_iter), first, second)
     return first.reshape(shape), second.reshape(shape)
 
 
+def _one_float(x) -> bool:
+    """Whether ``x`` is one float64 (a Python float, numpy's, or a 0-d array)."""
+    if type(x) in (float, np.float64):
+        return True
+    return type(x) is np.ndarray and x.shape == () and x.dtype == np.float64
+
+
 def _check(p, eps):
+    if _one_float(p) and _one_float(eps) and 0 <= p <= 1 and eps >= 0:  # one plain point
+        return np.asarray(p, dtype=float), np.asarray(eps, dtype=float)
     check_unit_interval(real_array(p, "p"), "p")
     p, eps = np.broadcast_arrays(np.asarray(p, dtype=float), real_array(eps, "eps"))
     if not np.all(eps >= 0):  # False for NaN too
