@@ -173,20 +173,29 @@ def test_majority_vote_wide_tables_are_the_summary_pivoted(folder):
 
 
 def test_majority_vote_benchmark_claims():
-    """docs/majority_vote.rst's claims on the committed benchmark: cvxpb never above the
-    published optimizers (PAC-Bayes-lambda within 2e-14), below them on every
-    first-order and tandem row, "optimal" on every split row."""
-    lines = (RESULTS / "majority_vote" / "benchmark.txt").read_text().splitlines()
-    lines = [line for line in lines if not line.startswith("published optimizers:")]
-    rows = [line.split() for line in lines[1:] if line.strip()]
-    assert len(rows) == 36
-    for dataset, mode, bound, _, status, _, difference, *_ in rows:
-        difference = float(difference)
-        assert difference <= 2e-14, (dataset, mode, bound)
-        if bound != "lambda":
-            assert difference < 0, (dataset, mode, bound)
-        if mode == "split":
-            assert status == "optimal", (dataset, bound)
+    """docs/majority_vote.rst's claims on the committed benchmark (the authors' code):
+    cvxpb never above the published optimizers and below them on every row, "optimal"
+    on every held-out row and out of bag on letter, each time ratio in the stated
+    range, and the thousand-voter row certified."""
+    text = (RESULTS / "majority_vote" / "benchmark.txt").read_text()
+    tables = text.split("\n\n")
+    assert tables[0].startswith("published optimizers: the authors' code")
+    rows = [line.split() for line in tables[0].splitlines()[2:]]
+    assert len(rows) == 48
+    ratios = {}
+    for dataset, mode, bound, _, status, _, difference, _, _, ratio, *_ in rows:
+        assert float(difference) < 0, (dataset, mode, bound)
+        if mode == "split" or dataset == "letter":
+            assert status == "optimal", (dataset, mode, bound)
+        ratios.setdefault((mode, bound), []).append(float(ratio))
+    spans = {key: (min(v), max(v)) for key, v in ratios.items()}
+    assert 0.95 <= spans["split", "tnd"][0] and spans["split", "tnd"][1] <= 2.5
+    assert 2.1 <= spans["split", "cctnd"][0] and spans["split", "cctnd"][1] <= 17
+    for bound in ("first_order", "lambda"):
+        for mode in ("split", "oob"):
+            assert 16 <= spans[mode, bound][0] and spans[mode, bound][1] <= 25
+    assert 16 <= spans["oob", "tnd"][1] <= 27 and spans["oob", "cctnd"][1] <= 33
+    assert "1000 0.246523 optimal 2.00e-08" in " ".join(tables[-1].split())
 
 
 def test_majority_vote_test_risk_claims():
