@@ -773,8 +773,9 @@ class Chi2(PowerDivergence):
         on = q > 0
         if np.any(on & (p == 0)):
             return math.inf
-        with np.errstate(over="ignore"):
-            value = exact_sum(q[on] * (q[on] / p[on]))
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            terms = q * (q / p)  # the same products where q > 0; zeros add nothing exactly
+        value = exact_sum(np.where(on, terms, 0.0))
         if rounding == 0:
             return value
         margin = 4 * EPS * value + _LEAST_NORMAL * np.count_nonzero(on)
