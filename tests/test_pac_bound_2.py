@@ -466,3 +466,28 @@ def test_two_voters_a_perfect_one_and_its_complement_against_a_grid():
     grid = float(np.min(pac_bound_two(w**2, 2 * w * (1 - w), side, 1)))
     assert res.bound <= grid + 1e-9
     assert res.certificate.lower_bound <= grid
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    e_S=st.one_of(st.sampled_from([0.0, 1e-300, 1e-12, 0.2499]), st.floats(0.0, 0.3)),
+    share=st.one_of(st.sampled_from([0.0, 1.0]), st.floats(0.0, 1.0)),
+    n=st.sampled_from([20, 1000, 100_000]),
+    KL=st.one_of(st.sampled_from([0.0, 1e-300]), st.floats(0.0, 5.0)),
+)
+def test_the_compiled_bound_meets_the_papers_supremum_at_the_edges(e_S, share, n, KL):
+    """The compiled PAC-Bound 2 at the edges (joint errors 0, subnormal and near the
+    cap's corner 1/4; disagreements 0 and at the cap ``2 (sqrt(e) - e)``; sides from
+    KL 0 at n = 1e5 to KL 5 at n = 20) against the paper's supremum found from inside
+    with Brent's method: from above never below it and within 1e-6 of it, from below
+    never above the value from above; and 1 from above where its region is empty."""
+    d_S = share * 2 * (math.sqrt(e_S) - e_S)
+    s = (2 * KL + math.log((xi(n) + n) / 0.05)) / n
+    with np.errstate(divide="ignore"):  # the reference's kl at r = 1 is inf
+        theirs = _paper_supremum(e_S, d_S, s)
+    upper, lower = _bound(e_S, d_S, s, 1), _bound(e_S, d_S, s, -1)
+    assert lower <= upper <= 1.0
+    if theirs == -math.inf:
+        assert upper == 1.0
+    else:
+        assert theirs - 1e-9 <= upper <= theirs + 1e-6, (theirs, upper)
