@@ -235,3 +235,24 @@ def test_the_program_a_search_solves_is_dcp_and_newton_meets_clarabel_on_it(whic
     newton = float(program.objective.value)
     assert newton == pytest.approx(clarabel, abs=1e-6)
     assert lower <= clarabel + 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    H=st.integers(1, 40),
+    log_mu=st.floats(-6, 2),
+    tiny=st.sampled_from([None, 1e-12, 1e-100, 1e-300]),
+)
+def test_the_compiled_newton_meets_its_certificate_with_priors_near_zero(seed, H, log_mu, tiny):
+    """The compiled iteration against weak duality (the linearization plus KL's closed
+    form, written in this file): within 1e-11 of its certified lower bound, with a prior
+    weight down to 1e-300 on one voter."""
+    _, S, b, mu, prior = _case(seed, H, 10.0**log_mu, 0.0, False)
+    if tiny is not None and H > 1:
+        prior[0] = tiny
+        prior /= prior.sum()
+    q = minimize_quadratic_kl(S, b, mu, prior, prior)
+    assert q is not None and np.all(q >= 0)
+    value = _objective(S, b, mu, prior, q)
+    assert value - _certified_lower(S, b, mu, prior, q) <= 1e-11 * max(1.0, abs(value))
