@@ -28,10 +28,12 @@ from __future__ import annotations
 import numpy as np
 
 from cvxpb.numerics.compiled import Kernels
+from cvxpb.numerics.tolerances import EPS
 from cvxpb.validation import check_unit_interval, real_array
 
 KERNELS = Kernels("cvxpb.numerics.kl_kernels")
-BRACKET_WIDTH = 1e-300  # the bisection's absolute width (kl_kernels.BRACKET_WIDTH)
+BRACKET_WIDTH = 1e-300  # a bracket is halved until no wider than this ...
+BRACKET_RELATIVE = 4 * EPS  # ... or this times its upper end
 UPPER_NEWTON, LOWER_NEWTON, UPPER_BRACKET, LOWER_BRACKET = range(4)  # kl_kernels.inverse_many
 AT_ONE_POINT = ("upper_newton", "lower_newton", "upper_bracket", "lower_bracket")  # the same
 

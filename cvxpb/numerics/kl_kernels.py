@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from cvxpb.numerics.compiled import kernel
+from cvxpb.numerics.kl import BRACKET_RELATIVE, BRACKET_WIDTH
+from cvxpb.numerics.tolerances import EPS, LARGEST
 
-EPS = float(np.finfo(float).eps)
-LARGEST = float(np.finfo(float).max)
 LOG_2 = math.log(2.0)
-BRACKET_WIDTH = 1e-300
-BRACKET_RELATIVE = 4 * EPS
 MAX_HALVINGS = 1100  # enough to reach 4 ulps relative at 1e-300
 S_MAX = -math.log1p(-(1 - EPS / 2))  # s of the largest float below 1
 SERIES_RADIUS = 0.1

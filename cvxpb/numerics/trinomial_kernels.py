@@ -15,8 +15,6 @@ import numpy as np
 
 from cvxpb.numerics.compiled import kernel
 from cvxpb.numerics.kl_kernels import (
-    EPS,
-    LARGEST,
     NEWTON_STEPS,
     kl,
     largest,
@@ -26,22 +24,15 @@ from cvxpb.numerics.kl_kernels import (
     upper_bracket,
     upper_newton,
 )
+from cvxpb.numerics.tolerances import EPS, nudge_float
 
-TINY = 5e-324
 RATIO = (math.sqrt(5) - 1) / 2
 STEPS = np.array([1e-9, 1e-5])  # the certificate's points beside the best e, relative to e's range
 INSIDE = 1e-9  # below, the search keeps kl(e_S, e) this far (relative) under the side
 GRID = 10  # the certificate's points: both ends, two inner ends, e_S, the best, four steps
 
 
-@kernel
-def nudge(x, rounding):
-    """``x`` moved outward by ``16 eps |x| + 5e-324`` in the direction ``rounding``
-    (:func:`cvxpb.numerics.tolerances.nudge`)."""
-    if rounding == 0:
-        return x
-    step = 16 * EPS * min(abs(x), LARGEST) + TINY
-    return x + step if rounding > 0 else x - step
+nudge = kernel(nudge_float)  # x moved outward by 16 eps |x| + 5e-324, compiled
 
 
 @kernel

@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from cvxpb.numerics.compiled import kernel
+from cvxpb.numerics.tolerances import EPS
 
-EPS = float(np.finfo(float).eps)
 MAX_ITERATIONS = 200
 ARMIJO = 0.25
 SHRINK = 0.01  # a step divides no q_i by more than 1 / SHRINK
