@@ -4,12 +4,16 @@ Every page of ``docs/_build/html`` is opened in Debian's Chromium (through its
 ChromeDriver); the check fails if a page with formulas shows raw LaTeX (``\\(`` or
 ``\\[`` left in the rendered text, or no typeset formula), if an image does not load,
 if a results page has no table, or if a page asks for anything off this machine.
+The gallery's pages (``gallery/``) are read too: each example must show at least one
+figure, no error text (a traceback or an exception's name in its output) and a running
+time under ``GALLERY_SECONDS``; the gallery's index must show one thumbnail an example.
 
     python docs/check_rendered.py [docs/_build/html]
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -37,6 +41,10 @@ FORMULA_PAGES = (
     "prior_svm",
 )
 
+GALLERY_SECONDS = 30  # each example's running time on two cores, at most
+ERROR_TEXT = re.compile(r"Traceback \(most recent call last\)|\b\w+(Error|Warning): ")
+RUNNING_TIME = re.compile(r"Total running time of the script: \((\d+) minutes ([\d.]+) seconds\)")
+
 STATE = """
 const done = arguments[arguments.length - 1];
 // MathJax loads asynchronously: window.MathJax is first only Sphinx's configuration,
@@ -59,6 +67,9 @@ started.then(() => {
     math: document.querySelectorAll("mjx-container").length,
     images: [...document.images].map(i => [i.src, i.complete && i.naturalWidth > 0]),
     tables: document.querySelectorAll("table tbody tr").length,
+    text: text,
+    figures: document.querySelectorAll("img.sphx-glr-single-img, img.sphx-glr-multi-img").length,
+    thumbnails: document.querySelectorAll(".sphx-glr-thumbcontainer img").length,
     remote: performance.getEntriesByType("resource").map(r => r.name)
       .filter(n => !n.startsWith("file:") && !n.startsWith("data:")),
   });
@@ -98,11 +109,35 @@ def page_problems(driver, page: Path) -> list[str]:
     if page.stem in TABLE_PAGES and not state["tables"]:
         problems.append("no result table")
     problems += [f"asks the network for {url}" for url in state["remote"]]
+    if page.parent.name == "gallery":
+        problems += gallery_problems(page, state)
+    return problems
+
+
+def gallery_problems(page: Path, state: dict) -> list[str]:
+    """An example's page: a figure, no error text, its running time under the limit;
+    the index: a thumbnail for every example beside it."""
+    if page.stem == "index":
+        examples = len(list(page.parent.glob("plot_*.html")))
+        shown = state["thumbnails"]
+        return [] if shown >= examples > 0 else [f"{shown} thumbnails for {examples} examples"]
+    problems = [] if state["figures"] else ["no figure"]
+    error = ERROR_TEXT.search(state["text"])
+    if error:
+        problems.append(f"error text: {error.group(0)!r}")
+    timing = RUNNING_TIME.search(state["text"])
+    if timing is None:
+        problems.append("no running time")
+    else:
+        seconds = 60 * int(timing.group(1)) + float(timing.group(2))
+        if seconds > GALLERY_SECONDS:
+            problems.append(f"ran {seconds:.1f} s, over {GALLERY_SECONDS} s")
     return problems
 
 
 def main(site: str = "docs/_build/html") -> int:
     pages = sorted(p for p in Path(site).glob("*.html") if p.stem not in ("genindex", "search"))
+    pages += sorted(Path(site).glob("gallery/*.html"))
     if not pages:
         print(f"no pages under {site}; build the site first", file=sys.stderr)
         return 2

@@ -9,11 +9,31 @@ extensions = [
     # ships MathJax 3 and points mathjax_path at the copy in _static: formulas render
     # with no network
     "sphinx-mathjax-offline",
+    # the gallery: examples/*.py run at build time, their figures and output kept
+    "sphinx_gallery.gen_gallery",
 ]
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 autodoc_member_order = "bysource"
 exclude_patterns = ["_build"]
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "gallery",
+    "filename_pattern": r"\.py$",  # every script runs: each has a figure
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "matplotlib_animations": False,
+    "image_scrapers": ("matplotlib",),
+    "reset_modules": ("matplotlib",),
+    "capture_repr": (),
+    "min_reported_time": 0,
+    # its summary pages load jQuery and DataTables from CDNs; each example's page
+    # states its own running time, and the site must render offline
+    "write_computation_times": False,
+    "abort_on_example_error": False,
+    "only_warn_on_example_error": False,
+}
 html_theme = "furo"
 html_title = "cvxpb"
 # scikit-learn generates these per estimator; their docstrings point into its own docs
