@@ -45,7 +45,7 @@ from sklearn.svm import SVC
 
 from cvxpb.app import datasets
 from cvxpb.svm import EtaPriorSVM, PriorSVM, svm_pac_bayes_bound
-from cvxpb.svm.prior_qp import box_qp, kernel_factor, prior_svm_program
+from cvxpb.svm.prior_qp import box_qp, eta_prior_qp, kernel_factor, prior_svm_program
 
 data = datasets.load("pima")
 X, X_test, y, y_test = train_test_split(
@@ -115,11 +115,42 @@ for prior in ("langford", "prior", "tau", "expectation", "tau_expectation"):
     print(f"{prior:<16} {result.bound:7.4f} {result.mu:7.2f} {eta:>5} {result.empirical:7.4f}")
 
 # %%
-# The eta-prior SVM lets the scaling :math:`\eta` free as a variable of the program
-# (their Section 4.2): the dual gains the equality :math:`\sum_i \alpha_i y_i g_i = 0`,
-# and cvxpb finds it as the root of the derivative of the prior SVM's dual optimum in
-# :math:`\eta`. Both estimators learn :math:`w_r` from ``prior_fraction`` of the
-# training set and compute their bound on the rest.
+# The eta-prior SVM's program
+# ---------------------------
+#
+# The eta-prior SVM (their Section 4.2) lets the scaling be a variable:
+# :math:`\min_{v, \eta} \tfrac12\|v\|^2 + C\sum_i \xi_i` subject to
+# :math:`y_i (v + \eta w_r)^\top \phi(x_i) \ge 1 - \xi_i`. Setting the Lagrangian's
+# derivative in the free :math:`\eta` to zero puts one equality into the dual,
+#
+# .. math::
+#
+#    \max_{0 \le \alpha \le C}\ \mathbf 1^\top \alpha
+#    - \tfrac12 \alpha^\top Y K Y \alpha
+#    \quad\text{s.t.}\quad \sum_i \alpha_i y_i\, w_r^\top\phi(x_i) = 0,
+#
+# and :math:`\eta` is that equality's multiplier. cvxpb's solver finds it another way:
+# the prior SVM's dual optimum :math:`D(\eta)` is convex in :math:`\eta` with
+# derivative :math:`-\sum_i \alpha_i(\eta) y_i w_r^\top\phi(x_i)`, so the eta-prior SVM
+# is the root of that derivative, found by regula falsi over warm-started box QPs.
+
+alpha = cp.Variable(y_rest.size)
+balance = (y_rest * g) @ alpha == 0
+eta_by_hand = cp.Problem(
+    cp.Maximize(cp.sum(alpha) - cp.quad_form(cp.multiply(y_rest, alpha), cp.psd_wrap(K)) / 2),
+    [alpha >= 0, alpha <= C, balance],
+)
+eta_by_hand.solve(solver="CLARABEL")
+a_eta, eta_root, _ = eta_prior_qp(np.outer(y_rest, y_rest) * K, y_rest, g, C)
+eta_value = a_eta.sum() - (y_rest * a_eta) @ K @ (y_rest * a_eta) / 2
+print(
+    f"eta-prior dual: by hand {eta_by_hand.value:.8f} with eta = |multiplier| "
+    f"{abs(balance.dual_value):.6f}; root search {eta_value:.8f} with eta = {eta_root:.6f}"
+)
+
+# %%
+# Both estimators learn :math:`w_r` from ``prior_fraction`` of the training set and
+# compute their bound on the rest.
 #
 # Bounds across C
 # ---------------

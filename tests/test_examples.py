@@ -68,11 +68,13 @@ def _certificate(ns):
     assert best - min(lower) <= 1e-7
 
 
-def _minimax(ns, out):
+def _minimax(ns):
     assert abs(ns["by_hand"].value - ns["program"].value) < 1e-6
     assert np.abs(ns["lasso"] - ns["sklearn_lasso"]).max() < 1e-6
     for name, values in ns["closed_forms"].items():
         assert np.abs(ns["losses"][name] - values).max() < 1e-12, name
+    for key, (program, estimator) in ns["values"].items():
+        assert abs(program - estimator) < 1e-6, key
     kept = ns["paths"]["brier"][0]
     assert kept[0] > kept[-1]  # a larger eps keeps fewer features
 
@@ -80,6 +82,8 @@ def _minimax(ns, out):
 def _prior_svms(ns):
     duals = [ns["by_hand"].value, ns["program"].value, ns["dual_value"]]
     assert max(duals) - min(duals) < 1e-6 * abs(duals[0])
+    assert abs(ns["eta_by_hand"].value - ns["eta_value"]) < 1e-6 * abs(ns["eta_value"])
+    assert abs(abs(ns["balance"].dual_value) - ns["eta_root"]) < 1e-4 * ns["eta_root"]
     rows = dict(zip(ns["Cs"], ns["rows"], strict=True))
     bounds = ("langford", "prior", "eta_tau", "eta_mixture")
     for C, row in rows.items():  # the closing paragraph's claims
@@ -144,4 +148,4 @@ def test_example(name, monkeypatch, capsys, recwarn):
     assert "nan" not in out.lower().replace("nanmean", "")
     assert not [str(w.message) for w in recwarn if not issubclass(w.category, DeprecationWarning)]
     check = CHECKS[name]
-    check(namespace, out) if check is _minimax else check(namespace)
+    check(namespace)
