@@ -164,7 +164,7 @@ print(
 # ---------------------------------------
 #
 # Left, each method's bound above the certified lower bound: all four are within
-# 2e-9 of it. Right, the two KL divergences give the same optimal posterior on the
+# 1e-8 of it, the certified ones within their gap. Right, the two KL divergences give the same optimal posterior on the
 # SVMs, and the kl bound's posterior is more concentrated than McAllester's, whose
 # square root pays more for the divergence.
 
