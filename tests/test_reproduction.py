@@ -15,7 +15,15 @@ from tests.maurer_xi import xi
 ROOT = Path(__file__).parents[1]
 LEDGER = ROOT / "docs" / "reproduction.rst"
 RESULTS = ROOT / "docs" / "results"
-STATUSES = ("reproduced", "within noise", "differs", "corrected", "not reproduced")
+STATUSES = (
+    "reproduced",
+    "within noise",
+    "differs",
+    "corrected",
+    "not reproduced",
+    "not checked",
+)
+UNTESTED = ("not reproduced", "not checked")  # statuses with nothing run behind them
 
 
 def _rows():
@@ -46,7 +54,7 @@ def test_every_ledger_row_has_five_cells_and_a_status():
         assert any(status in row[4] for status in STATUSES), row
         evidence = "none" in row[3] or "``" in row[3]
         assert evidence, row[0]  # a source and a test, or "none" where nothing is run
-        if "not reproduced" not in row[4]:
+        if not any(status in row[4] for status in UNTESTED):
             assert "tests/" in row[3], f"{row[0]}: a status needs a test behind it"
 
 
@@ -225,8 +233,11 @@ def test_parrado_pima():
     assert pima["bound"].max() == pytest.approx(0.443, abs=5e-4)
     paper = {"SVM+PB": 0.390, "SVM+PriorPB": 0.411, "SVM+tauPB": 0.406, "SVM+EPB": 0.352}
     paper |= {"SVM+tauEPB": 0.401, "PriorSVM": 0.386, "EtaPriorSVM": 0.397}
+    paper |= {"EtaPriorSVM+PriorPB": 0.419}  # Table 3's eta-prior SVM, mixture prior
+    assert len(paper) == 8 and min(paper.values()) == 0.352 and max(paper.values()) == 0.419
     excess = pima["bound"] - pd.Series(paper)
-    assert 0.015 < excess.min() and excess.max() < 0.09 and excess.idxmax() == "SVM+EPB"
+    assert round(excess.min(), 3) == 0.006 and excess.idxmin() == "EtaPriorSVM+PriorPB"
+    assert excess.max() < 0.09 and excess.idxmax() == "SVM+EPB"
     prior_svms = pima.loc[["PriorSVM", "EtaPriorSVM", "EtaPriorSVM+PriorPB"], "test_error"]
     assert prior_svms.min() == pytest.approx(0.244, abs=5e-4)
     assert prior_svms.max() == pytest.approx(0.246, abs=5e-4)
@@ -1112,3 +1123,79 @@ def test_masegosa_2020_letter_ctd_from_their_mean_statistics():
     numerator = up - kl_inv_lower(gibbs, gibbs_side) ** 2
     assert round(numerator / (low - kl_inv_upper(gibbs, gibbs_side) + 0.25), 2) == 0.79
     assert round(16000 * (1 - 1 / 16000) ** 16000) == per_tree  # a tree's expected share
+
+
+SECOND_READING = {  # sentence: (what the page said, what it says now)
+    "Kamesawa et al.'s Table 2 has six processes": (
+        "the seven data-generating processes",
+        "the six data-generating processes",
+    ),
+    "what Sahu & Hemachandra lack is a certificate for sq and kl": (
+        "which the paper has for no bound",
+        "What it lacks is a certificate for the squared and kl distances",
+    ),
+    "the separable case is the paper's own Lemma 4": (
+        "Solved; the optimum is the prior.",
+        "the paper's own Lemma 4",
+    ),
+    "Tables 3 and 4 state settings that cannot both hold": (
+        "Table 3 equals the ``H = 1990`` columns of its",
+        "which the paper states in two ways that cannot both",
+    ),
+    "Table 4's grid is its caption's, its numbers Table 3's": (
+        "H = 158, the paper's setting for Table 4",
+        "the grid Table 4's caption names, though its",
+    ),
+    "the H = 1990 grid is an inference": (
+        "and those tables take ``lam = 0.1, 0.11, ..., 19.99``",
+        "is our\n  inference",
+    ),
+    "'remarkably lower' is reproduced in direction only": (
+        "reproduced (with the paper's constants, by small margins)",
+        "reproduced in direction only",
+    ),
+    "Parrado-Hernandez et al.'s Pima has eight bounds, to 0.419": (
+        "Tables 2, 3, 5, Pima: bounds of the seven methods",
+        "the eight bounds at the full training set",
+    ),
+    "Theorem 11 states no range for tau": (
+        "stated for all tau > 0",
+        "stated with no range for tau",
+    ),
+    "H = 1990: delta and the SVMs are two causes": (
+        "same delta assumed",
+        "for two causes",
+    ),
+    "Table 8: the paper's own words": (
+        "the paper's CCP stalls",
+        '"converges to a local solution or a stationary\n       point"',
+    ),
+    "Algorithm 2: which lines": (
+        "the last line returns the failed ``H'``",
+        "line 21 sets ``H* = H' - 1`` and lines 22-23",
+    ),
+    "the header promises what the page holds": (
+        "This page lists every table, figure and headline claim",
+        "each with a row",
+    ),
+}
+
+
+@pytest.mark.parametrize("sentence", sorted(SECOND_READING))
+def test_second_reading_sentence_corrected(sentence):
+    """Each sentence an independent reading of the page found overstated is gone, and
+    its correction is there."""
+    before, after = (" ".join(phrase.split()) for phrase in SECOND_READING[sentence])
+    text = " ".join(LEDGER.read_text().split())  # the same words however they wrap
+    assert before not in text
+    assert after in text
+
+
+def test_sahu_h1990_delta_is_one_of_two_causes():
+    """At the appendix's delta = 0.01 our bupa linear bound is above the paper's Table 3
+    value; at the 0.05 assumed for Table 3 it is far below it."""
+    support = pd.read_csv(RESULTS / "exact_h1990" / "appendix_support.csv")
+    bupa = support[(support["dataset"] == "bupa") & (support["distance"] == "linear")]
+    bound = bupa.set_index("delta")["bound"].round(4)
+    assert bound[0.01] == 0.8357 and bound[0.05] == 0.5982
+    assert bound[0.01] > 0.82183 > bound[0.05]
