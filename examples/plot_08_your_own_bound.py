@@ -164,9 +164,9 @@ print(
 # ---------------------------------------
 #
 # Left, each method's bound above the certified lower bound: all four are within
-# 1e-8 of it, the certified ones within their gap. Right, the two KL divergences give the same optimal posterior on the
-# SVMs, and the kl bound's posterior is more concentrated than McAllester's, whose
-# square root pays more for the divergence.
+# 1e-8 of it, the certified ones within their gap. Right, the two KL divergences
+# give the same optimal posterior on the SVMs, and the kl bound's posterior is more
+# concentrated than McAllester's, whose square root pays more for the divergence.
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
 floor = mine.solve().certificate.lower_bound  # no posterior has a bound below this

@@ -283,3 +283,26 @@ def test_mixture_bound_is_the_least_of_each_scalings_own_bound(seed, cosine, tau
     if tau is not None:
         kl = kl_tau(result.mu, result.eta, cosine, tau)
     assert kl == pytest.approx(result.kl)
+
+
+def test_expectation_mixture_is_theorem_10_written_out():
+    """Theorem 10 from its statement: the least over the scalings eta_j of Theorem 9's
+    right side with ln J more (equiprobable members), scanned over mu, against the
+    library's mixture of three expectation priors."""
+    margins = np.random.default_rng(6).uniform(-0.1, 0.7, 150)
+    dot, norm_wp, R, delta, m = 0.4, 0.6, np.sqrt(2), 0.01, 150
+    etas = [1.0, 4.0, 9.0]
+    result = expectation_bound(margins, dot, norm_wp, R, etas, delta)
+    b = R / np.sqrt(m) * (2 + np.sqrt(2 * np.log(2 / delta)))
+    w = np.array([1.0, 0.0])
+    w_p = norm_wp * np.array([dot / norm_wp, np.sqrt(1 - (dot / norm_wp) ** 2)])
+    best = np.inf
+    for mu in np.linspace(0.05, 40, 1600):
+        empirical = np.mean(norm.sf(mu * margins))
+        for eta in etas:
+            a = np.linalg.norm(mu * w - eta * w_p)
+            eps = (0.5 * (a + eta * b) ** 2 + np.log(2 * (m + 1) / delta) + np.log(3)) / m
+            best = min(best, kl_upper(empirical, eps))
+    assert result.bound == pytest.approx(best, abs=2e-4)
+    assert result.bound <= best + 1e-9
+    assert result.bound > expectation_bound(margins, dot, norm_wp, R, [result.eta], delta).bound

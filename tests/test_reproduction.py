@@ -1199,3 +1199,127 @@ def test_sahu_h1990_delta_is_one_of_two_causes():
     bound = bupa.set_index("delta")["bound"].round(4)
     assert bound[0.01] == 0.8357 and bound[0.05] == 0.5982
     assert bound[0.01] > 0.82183 > bound[0.05]
+
+
+@pytest.mark.parametrize("distance", ["linear", "sq", "kl"])
+def test_sahu_theorem_2_the_ordered_subset_is_best_for_given_weights(distance):
+    """Theorem 2 (uniform prior): for a given set of H' weights, the least bound over
+    every way of placing them on H' of the classifiers puts the largest weight on the
+    least risk. Brute force over all 6 * 5 * 4 placements of three weights on six."""
+    from itertools import permutations
+
+    import cvxpb as pb
+
+    risks = np.array([0.31, 0.12, 0.44, 0.05, 0.27, 0.19])
+    weights = np.array([0.5, 0.3, 0.2])
+    problem = pb.BoundProblem(risks, m=200, delta=0.05, distance=distance)
+    values = {}
+    for placement in permutations(range(6), 3):
+        q = np.zeros(6)
+        q[list(placement)] = weights
+        values[placement] = problem.evaluate(q)
+    best = min(values, key=values.get)
+    assert best == tuple(np.argsort(risks)[:3])
+    assert sorted(values.values())[1] > values[best]  # strictly: risks are distinct
+
+
+def test_sahu_lemma_1_change_of_measure():
+    """Lemma 1 (Donsker and Varadhan's change of measure): E_Q phi <= KL(Q||P) + ln E_P
+    e^phi for any Q, P and phi, with equality at Q proportional to P e^phi."""
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        H = int(rng.integers(2, 30))
+        p, q = rng.dirichlet(np.ones(H)), rng.dirichlet(np.ones(H) * 0.3)
+        phi = rng.normal(scale=3, size=H)
+        kl = float(np.sum(q[q > 0] * np.log(q[q > 0] / p[q > 0])))
+        right = np.log(p @ np.exp(phi))
+        assert q @ phi <= kl + right + 1e-12
+        gibbs = p * np.exp(phi) / (p @ np.exp(phi))
+        kl_gibbs = float(np.sum(gibbs * np.log(gibbs / p)))
+        assert gibbs @ phi == pytest.approx(kl_gibbs + right, abs=1e-12)
+
+
+def test_kamesawa_theorem_2_at_the_gibbs_posterior_is_eq_36():
+    """Theorem 2 with lambda = n at the Gibbs posterior (their eq. 34) on a finite
+    hypothesis set: the empirical risk plus (KL + log(1/delta)) / n equals
+    -(1/n) log(delta Z), the first terms of eq. (36), and no other posterior has a
+    smaller right side (Lemma 1's equality case)."""
+    rng = np.random.default_rng(2)
+    n, delta = 40, 0.05
+    for _ in range(50):
+        H = int(rng.integers(2, 20))
+        prior, risk = rng.dirichlet(np.ones(H)), rng.uniform(0, 3, H)  # nll risks
+        Z = prior @ np.exp(-n * risk)
+        gibbs = prior * np.exp(-n * risk) / Z
+
+        def right_side(q, prior=prior, risk=risk):
+            on = q > 0
+            kl = np.sum(q[on] * np.log(q[on] / prior[on]))
+            return q @ risk + (kl + np.log(1 / delta)) / n
+
+        assert right_side(gibbs) == pytest.approx(-np.log(delta * Z) / n, rel=1e-10)
+        other = rng.dirichlet(np.ones(H))
+        assert right_side(other) >= right_side(gibbs) - 1e-12
+
+
+def test_farnia_eq_34_group_lasso_is_the_written_program():
+    """Eq. (34): moments matched within eps_j per group in the dual of the group's norm
+    make the quadratic loss's GLM the group lasso: with b = a / 2 (the prediction
+    grad F(z) = z / 2), (1/n) ||y - X b - c||^2 + 2 sum_j eps_j ||b_{I_j}||_2, written
+    here by hand in CVXPY; its coefficients are the minimax regressor's."""
+    import cvxpy as cp
+
+    from cvxpb.minimax import MinimaxRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 7))
+    y = X @ np.array([1.0, -0.5, 0.0, 0.0, 0.3, 0.0, 0.0]) + 0.3 * rng.normal(size=120)
+    groups, eps = [[0, 1], [2, 3, 4], [5, 6]], np.array([0.05, 0.2, 0.1])
+    regressor = MinimaxRegressor(norm="group", groups=groups, eps=eps).fit(X, y)
+    b, c = cp.Variable(7), cp.Variable()
+    penalty = sum(2 * e * cp.norm(b[g], 2) for e, g in zip(eps, groups, strict=True))
+    cp.Problem(cp.Minimize(cp.sum_squares(y - X @ b - c) / len(y) + penalty)).solve(
+        solver="CLARABEL"
+    )
+    assert np.abs(regressor.coef_ - b.value).max() < 1e-5
+
+
+LISTED = {  # the theorems and equations the second reading found without a row
+    "Sahu & Hemachandra": (
+        "Theorem 2 and Corollary 1",
+        "Theorems 8 and 17, Algorithm 1",
+        "Theorems 9 and 18, Corollary 2",
+        "Eq. (35)",
+        "Lemma 1:",
+        "Lemma 4:",
+        "Theorem 16",
+    ),
+    "Parrado-Hernández et al. (2012)": (
+        "Theorem 3 and Corollary 4",
+        "Corollary 5, Theorem 6, Corollary 7",
+        "Theorem 8: the tau prior",
+        "Theorems 9 and 10",
+        "programs (13)-(17)",
+        "Eqs. (26)-(27)",
+        "the eta-prior SVM's program",
+    ),
+    "Kamesawa et al.": ("Theorem 2 (Alquier et al., 2016)",),
+    "Farnia & Tse (2016)": ("Corollary 2", "Eq. (34)", "Eqs. (42)-(43)", "Figures 1 and 2"),
+}
+
+
+def _sections():
+    """The ledger's text under each paper's heading."""
+    text = LEDGER.read_text()
+    heads = [(m.start(), m.group(1)) for m in re.finditer(r"^(\S[^\n]*)\n-{3,}$", text, re.M)]
+    ends = [start for start, _ in heads[1:]] + [len(text)]
+    return {name: text[start:end] for (start, name), end in zip(heads, ends, strict=True)}
+
+
+@pytest.mark.parametrize("paper", sorted(LISTED))
+def test_every_listed_theorem_has_a_row_under_its_paper(paper):
+    claims = [row[0] for row in _rows()]
+    section = _sections()[paper]
+    for name in LISTED[paper]:
+        rows = [claim for claim in claims if name in claim and claim in " ".join(section.split())]
+        assert rows, f"{paper}: no row for {name}"
