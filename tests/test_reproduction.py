@@ -1323,3 +1323,32 @@ def test_every_listed_theorem_has_a_row_under_its_paper(paper):
     for name in LISTED[paper]:
         rows = [claim for claim in claims if name in claim and claim in " ".join(section.split())]
         assert rows, f"{paper}: no row for {name}"
+
+
+def test_wu_seldin_2022_majority_vote_findings():
+    """The row on Wu and Seldin's (2022) majority-vote comparison, from the committed
+    out-of-bag and held-out runs."""
+
+    def table(folder):
+        runs = pd.read_csv(RESULTS / folder / "majority_vote.csv")
+        return runs.pivot_table(index="dataset", columns="bound", values="bound value")
+
+    oob, held = table("majority_vote_frontier"), table("majority_vote_held_out")
+    assert len(oob) == len(held) == 7
+    lag = oob["ccpbb"] - oob[["tnd", "cctnd"]].max(axis=1)
+    assert round(lag.min(), 3) == 0.036 and round(lag.max(), 2) == 0.19
+    lag = held["ccpbb"] - held["cctnd"]
+    assert round(lag.min(), 3) == 0.010 and round(lag.max(), 3) == 0.059
+    for runs, mushroom in ((oob, 0.045), (held, 0.010)):
+        apart = (runs["split_kl"] - runs["unexpected_bernstein"]).abs()
+        assert apart.drop("mushroom").max() < 0.006
+        gap = runs.loc["mushroom", "unexpected_bernstein"] - runs.loc["mushroom", "split_kl"]
+        assert round(gap, 3) == mushroom
+    above = oob["split_kl"] - oob["tnd"]
+    assert round(above.min(), 3) == 0.007 and round(above.max(), 3) == 0.025
+    above = oob["unexpected_bernstein"] - oob["tnd"]
+    assert round(above.drop("mushroom").min(), 3) == 0.003
+    assert round(above.drop("mushroom").max(), 3) == 0.031
+    assert round(above["mushroom"], 3) == 0.052
+    below = held.index[held["unexpected_bernstein"] < held["cctnd"]]
+    assert sorted(below) == ["letter", "penbased"]
