@@ -52,8 +52,12 @@ class MyKL(pb.Divergence):
     def core(self, q, p, rounding=0):
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         on = q > 0
-        value = math.fsum(q[on] * np.log(q[on] / p[on]))  # each log within 1 ulp or so
-        return float(nudge(value + rounding * 1e-15 * (1 + abs(value)), rounding))
+        terms = q[on] * np.log(q[on] / p[on])
+        value = math.fsum(terms)  # the terms summed exactly, then their own errors:
+        # the division's rounding reaches the log as an absolute error (eps q_i), the
+        # log and the product add a few eps of |term|
+        margin = 4 * EPS * (math.fsum(np.abs(terms)) + math.fsum(q[on]))
+        return float(nudge(value + rounding * margin, rounding))
 
     def core_gradient(self, q, p):
         return np.log(np.maximum(np.asarray(q, dtype=float), 1e-300) / np.asarray(p)) + 1
