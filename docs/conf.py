@@ -23,16 +23,11 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,
-    "matplotlib_animations": False,
-    "image_scrapers": ("matplotlib",),
-    "reset_modules": ("matplotlib",),
-    "capture_repr": (),
-    "min_reported_time": 0,
+    "capture_repr": (),  # what the scripts print, not the repr of a cell's last value
+    "min_reported_time": 0,  # every page states its running time
     # its summary pages load jQuery and DataTables from CDNs; each example's page
     # states its own running time, and the site must render offline
     "write_computation_times": False,
-    "abort_on_example_error": False,
-    "only_warn_on_example_error": False,
 }
 html_theme = "furo"
 html_title = "cvxpb"
