@@ -204,6 +204,24 @@ def test_nudge_moves_outward_by_at_least_15_ulps(x, rounding):
     assert float(nudge(x, 0)) == x
 
 
+@settings(max_examples=500, deadline=None)
+@given(
+    x=st.one_of(
+        st.floats(),
+        st.sampled_from([0.0, -0.0, 5e-324, 1.7976931348623157e308, float("inf"), -1e308]),
+    ),
+    rounding=st.sampled_from([1, -1, 0]),
+)
+def test_nudge_of_one_float_is_the_array_path_bit_for_bit(x, rounding):
+    """One float takes a scalar path; its result is the array path's, bit for bit,
+    infinities, signed zeros and NaN included."""
+    from cvxpb.numerics.tolerances import nudge
+
+    one, array = nudge(x, rounding), nudge(np.array([x]), rounding)[0]
+    assert np.array([one]).view(np.int64)[0] == np.array([array]).view(np.int64)[0]
+    assert nudge(np.float64(x), rounding).tobytes() == one.tobytes()
+
+
 def test_the_lower_bracket_is_verified_on_its_lower_side_and_narrow():
     """The public bracket of the lower inverse: ``kl(p, lo) >= eps`` in mpmath (``lo``
     is at or below the inverse) and ``hi - lo`` at most ``4 eps hi``, down to roots near

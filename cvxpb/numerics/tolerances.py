@@ -37,8 +37,9 @@ def nudge(x, rounding: int):
 
     Returns
     -------
-    ndarray
-        ``x`` moved outward; ``inf`` past the largest float when moving up.
+    ndarray or numpy.float64
+        ``x`` moved outward (a numpy float for one float); ``inf`` past the largest
+        float when moving up.
 
     Examples
     --------
@@ -48,6 +49,8 @@ def nudge(x, rounding: int):
     >>> float(nudge(float("inf"), -1)), float(nudge(-float("inf"), +1))
     (inf, -inf)
     """
+    if isinstance(x, float):  # one value (Python's or numpy's): the same bits, faster
+        return np.float64(nudge_float(float(x), rounding))
     x = np.asarray(x, dtype=float)
     if rounding == 0:
         return x
