@@ -48,6 +48,29 @@ def test_the_floor_is_below_every_posterior_and_reached_where_the_least_entry_is
     assert weighted_floor([(form, 1.0), (kl, 0.5)], {form: 1, kl: -1}) == -math.inf
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_a_form_alone_gives_the_floor_of_its_summed_matrix_bit_for_bit(seed):
+    """A single form (the Gibbs risk's or a pairwise loss's) enters through its
+    extremes, without its matrix: the same bits as the least entry of the weighted
+    matrix summed entry by entry, for either sign, any weight, and a zero weight in the
+    list (which still counts in the rounding margin)."""
+    from cvxpb.numerics.tolerances import EPS, nudge
+
+    q, form, risk, kl = _forms(seed, H=7)
+    rng = np.random.default_rng(seed)
+    for term in (form, risk):
+        for sign in (1, -1):
+            w, mu = float(rng.uniform(0, 3)), float(rng.uniform(0, 2))
+            weighted = [(term, w), (kl, mu), (risk if term is form else form, 0.0)]
+            least = float(np.min(0.0 + w * sign * term.pair_matrix()))
+            size = float(np.max(0.0 + np.abs(w * term.pair_matrix())))
+            rest = mu * 1 * kl.floor
+            margin = 4 * (len(weighted) + 2) * EPS * (size + abs(rest)) + 1e-300
+            expected = float(nudge(least + rest - margin, -1))
+            signs = {term: sign, kl: 1, risk: 1, form: 1} | {term: sign}
+            assert weighted_floor(weighted, signs) == expected
+
+
 def _out_of_bag_bound(n=300, H=6, seed=0):
     """PAC-Bound 2 from out-of-bag pair rates: H voters, each with its own examples
     left out (a third of them), each pair's joint error and disagreement on the

@@ -284,6 +284,23 @@ class Term(Expression):
         """
         return None
 
+    def pair_extremes(self):
+        """The least, largest and largest magnitude of :meth:`pair_matrix`'s entries.
+
+        What :func:`weighted_floor` needs of a form that is alone, found once per term;
+        None where the term is no such form.
+
+        Returns
+        -------
+        tuple of float or None
+            The three numbers.
+        """
+        if not hasattr(self, "_pair_extremes"):
+            A = self.pair_matrix()
+            found = None if A is None else (float(np.min(A)), float(np.max(A)))
+            self._pair_extremes = None if found is None else (*found, max(map(abs, found)))
+        return self._pair_extremes
+
     def quadratic(self):
         """The core as a quadratic, for the Newton solver.
 
@@ -333,6 +350,10 @@ class GibbsRisk(Term):
 
     def pair_matrix(self):
         return (self.risks[:, None] + self.risks[None, :]) / 2  # r @ q = q @ A @ q there
+
+    def pair_extremes(self):
+        least, largest = float(np.min(self.risks)), float(np.max(self.risks))
+        return least, largest, max(abs(least), abs(largest))  # (r + r) / 2 = r exactly
 
 
 class QuadraticForm(Term):
@@ -680,6 +701,23 @@ def _quadratic(M, q, rounding):
     return float(nudge(value + rounding * margin, rounding))
 
 
+def _least_entry(forms, signs):
+    """``(least, size)``: the least entry of ``sum w sign A`` over the forms and the
+    largest of ``sum |w A|``. One form alone needs only its extremes (a positive or
+    negative factor is monotone in floating point too, so the same numbers); several
+    are summed entry by entry, where their parts can cancel."""
+    if not forms:
+        return 0.0, 0.0
+    if len(forms) == 1:
+        ((term, w),) = forms
+        low, high, magnitude = term.pair_extremes()
+        factor = w * signs[term]
+        return factor * (low if factor > 0 else high), abs(w) * magnitude
+    combined = sum(w * signs[term] * term.pair_matrix() for term, w in forms)
+    scale = sum(np.abs(w * term.pair_matrix()) for term, w in forms)
+    return float(np.min(combined)), float(np.max(scale))
+
+
 def weighted_floor(weighted, signs) -> float:
     """A lower bound on ``min_q sum_t w_t sign_t t(q)`` over the simplex, without solving.
 
@@ -700,21 +738,16 @@ def weighted_floor(weighted, signs) -> float:
     float
         The bound, rounded down; ``-inf`` where a term has no known floor (or ceiling).
     """
-    combined, scale, rest = 0.0, 0.0, 0.0
-    for term, w in weighted:
-        if w == 0:
-            continue
-        A = term.pair_matrix()
-        if A is not None:
-            combined = combined + w * signs[term] * A
-            scale = scale + np.abs(w * A)
-            continue
-        known = term.floor if signs[term] > 0 else term.ceiling
-        if known is None:
-            return -math.inf
-        rest += w * signs[term] * known
-    least = float(np.min(combined)) if np.ndim(combined) else 0.0
-    size = float(np.max(scale)) if np.ndim(scale) else 0.0
+    present = [(term, w) for term, w in weighted if w != 0]
+    forms = [(term, w) for term, w in present if term.pair_extremes() is not None]
+    rest = 0.0
+    for term, w in present:
+        if term.pair_extremes() is None:
+            known = term.floor if signs[term] > 0 else term.ceiling
+            if known is None:
+                return -math.inf
+            rest += w * signs[term] * known
+    least, size = _least_entry(forms, signs)
     # each entry: a sum of len(weighted) products, each rounded (and (r_j + r_k) / 2 once)
     margin = 4 * (len(weighted) + 2) * EPS * (size + abs(rest)) + 1e-300
     return float(nudge(least + rest - margin, -1))
