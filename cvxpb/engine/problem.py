@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from cvxpb.engine.result import Certificate, Result
+from cvxpb.engine.result import Certificate, Result, clipped_lower
 from cvxpb.engine.solvable import Solvable
 from cvxpb.numerics.constants import CONSTANTS, check_sample_size
 from cvxpb.numerics.derivatives import central_difference
@@ -202,7 +202,7 @@ class BoundProblem(Solvable):
             seconds=found.seconds,
             iterations=found.solves,
         )
-        lower = min(found.lower, 1.0)  # the reported bound is clipped at 1
+        lower = clipped_lower(found.lower)
         gap = result.bound - lower
         return self.replace_result(
             result,
@@ -491,6 +491,50 @@ class BoundProblem(Solvable):
         bound = min(unclipped, 1.0)
         return Result.from_terms(
             bound, q, terms, "gibbs_risk", name, unclipped_bound=unclipped, **fields
+        )
+
+    def vacuous(self) -> bool:
+        """Say whether no posterior has a bound below 1, proven without solving.
+
+        The bound increases in the Gibbs risk and the divergence's argument, which are
+        at least the least risk (of a classifier with prior mass) and the divergence's
+        ``least_value``: where the formula there is at least 1 (rounded down), the
+        trivial bound 1 is the minimum.
+
+        Returns
+        -------
+        bool
+            True where that is proven; False where it is not, or the divergence states
+            no ``least_value``.
+        """
+        least = getattr(self.divergence_function, "least_value", None)
+        if least is None:
+            return False
+        L = float(np.min(self.risks[self.prior > 0]))
+        return bool(self.bound_function.at_least(L, float(least), 1.0))
+
+    def vacuous_result(self, method: str) -> Result:
+        """The Result of a problem whose bound is 1 at every posterior (:meth:`vacuous`).
+
+        Parameters
+        ----------
+        method : str
+            The method that was asked.
+
+        Returns
+        -------
+        Result
+            At the prior, bound 1, status ``"optimal"`` with a certificate whose lower
+            bound is 1.
+        """
+        result = self.result_from_posterior(
+            self.prior, method=method, status="optimal", seconds=0.0, iterations=0
+        )
+        return self.replace_result(
+            result,
+            certificate=Certificate(None, None, None, 1.0, result.bound - 1.0),
+            message="vacuous: at the least risk and the divergence's least value the bound's "
+            "formula is already at least 1, so no posterior has a bound below the trivial 1",
         )
 
     @staticmethod

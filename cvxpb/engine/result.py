@@ -33,6 +33,23 @@ bound under every one of them. Any other status says what stopped the method
 solver's own words in ``message``; where no posterior came out, the bound is NaN."""
 
 
+def clipped_lower(lower: float) -> float:
+    """A proven lower bound on a risk's bound, as reported: at least 0, below which no
+    risk lies, and at most 1, where the reported bound is clipped.
+
+    Parameters
+    ----------
+    lower : float
+        A proven lower bound on the bound's formula.
+
+    Returns
+    -------
+    float
+        ``lower`` clipped to ``[0, 1]``.
+    """
+    return min(max(float(lower), 0.0), 1.0)
+
+
 @dataclass(frozen=True, eq=False)
 class Certificate:
     """A proven lower bound on the minimum, and where the search found its best point.

@@ -83,6 +83,10 @@ class Divergence:
         A value the core is never below, known without solving (0 for KL, Gibbs'
         inequality), or None; the declared engine's box starts there
         (:attr:`cvxpb.engine.declare.terms.Term.floor`).
+    least_value : float or None
+        A value the bound's argument (:meth:`value`) is never below, known without
+        solving, or None. With it every method certifies at once a bound that is 1 at
+        every posterior (its formula at the least risk and this value is at least 1).
     """
 
     name = ""
@@ -94,6 +98,7 @@ class Divergence:
     uses_grid = False
     additive = False
     least = None
+    least_value = None
 
     def least_curvature(self, p) -> float:
         """A curvature the core has everywhere on the simplex, proven.
@@ -587,6 +592,7 @@ class KLDivergence(Divergence):
 
     uses_grid = True
     least = 0.0  # Gibbs' inequality
+    least_value = 0.0
 
     def least_curvature(self, p) -> float:
         # z @ diag(1/q) @ z >= |z|_1^2 / sum(q) (Cauchy-Schwarz), and with U, V the sums
@@ -746,6 +752,7 @@ class Chi2(PowerDivergence):
     """
 
     name = "chi2"
+    least_value = 1.0  # sum q^2/p >= (sum q)^2 / sum p = 1 (Cauchy-Schwarz)
     formulas = {
         Linear: (
             "min_q  L(q) + c sqrt(D(q)),  c = sqrt(I_lin/delta)  (Sahu & Hemachandra, eq. 8)",
@@ -857,6 +864,7 @@ class Renyi(PowerDivergence):
     """
 
     name = "renyi"
+    least_value = 0.0  # log M / (alpha - 1) with M >= (sum q)^alpha = 1 (Jensen)
     symbol = "S(q)"
     additive = True
     formulas = {

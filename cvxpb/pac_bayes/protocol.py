@@ -89,6 +89,12 @@ DIVERGENCE_MEMBERS = (
         f"{_DECLARED}: its box",
     ),
     Member(
+        "least_value",
+        "",
+        "a value the bound's argument (value) is never below, or None",
+        "every method: a bound that is 1 everywhere certified at once",
+    ),
+    Member(
         "least_curvature",
         "p",
         "a curvature the core has everywhere on the simplex (0 by default)",

@@ -16,7 +16,7 @@ from cvxpb.engine.declare.polish import polish
 from cvxpb.engine.declare.standard import standard_form
 from cvxpb.engine.declare.terms import GibbsRisk
 from cvxpb.engine.declare.vertices import VertexSearch
-from cvxpb.engine.result import Certificate, Result
+from cvxpb.engine.result import Certificate, Result, clipped_lower
 from cvxpb.engine.solvable import Solvable
 from cvxpb.numerics.tolerances import gap_goal, nudge
 from cvxpb.threads import one_blas_thread
@@ -439,7 +439,7 @@ class Minimize(Solvable):
         value = _checked(self._value(q), "the posterior found")
         bound = min(value, 1.0)
         if certificate is not None:
-            lower = min(certificate.lower_bound, 1.0)
+            lower = clipped_lower(certificate.lower_bound)
             certificate = dataclasses.replace(certificate, lower_bound=lower, gap=bound - lower)
         values = {t.name: t.value(q) for t in self.terms}
         risk, divergence = _named(self.terms)

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from cvxpb.engine.methods.method import refuse
-from cvxpb.engine.result import Certificate
+from cvxpb.engine.result import Certificate, clipped_lower
 from cvxpb.pac_bayes.families import (
     V_MAX,
     scaled_parameter,
@@ -29,6 +29,7 @@ from cvxpb.validation import check_count, check_positive
 SPLIT = 3  # pieces an open interval is cut into each round
 SAMPLE = 256  # grid points the first incumbent is taken from
 FRONTIER_CHUNK = 4096  # intervals whose frontier pairs are built at once
+STATS_FLOATS = 2**17  # floats in one array of a family's statistics at once (1 MB)
 MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, "max_rounds"
 
 
@@ -118,18 +119,22 @@ def family_of(problem, support=None):
 class _Search:
     """Branch and bound over ``v in [-V_MAX, V_MAX]`` for ``min g(L(x), div(x))``.
 
-    ``evaluate(x)``, if given, is the bound at the family's posterior computed from
-    the posterior itself: every new incumbent is re-evaluated by it, so a value the
-    cumulative statistics got wrong never becomes the incumbent. Intervals close when
-    their lower bound reaches ``best - tol/2``; the other half of ``tol`` is left for
-    the rounding of the reported bound.
+    The reported bound is ``min(g, 1)``, so an interval whose lower bound reaches 1
+    holds nothing better than the trivial bound: a bound that is 1 everywhere closes
+    every interval at once. ``evaluate(x)``, if given, is the bound at the family's
+    posterior computed from the posterior itself: every new incumbent is re-evaluated
+    by it, so a value the cumulative statistics got wrong never becomes the incumbent.
+    Intervals close when their lower bound reaches ``min(best, 1) - tol/2``; the other
+    half of ``tol`` is left for the rounding of the reported bound.
     """
 
-    def __init__(self, family, bound, tol, evaluate=None):
+    def __init__(self, family, bound, tol, evaluate=None, floors=(-np.inf, -np.inf)):
         self.family, self.bound, self.tol = family, bound, tol
-        self.evaluate = evaluate
+        self.evaluate, self.floors = evaluate, floors
+        width = len(getattr(family, "d", ()))  # the distinct risks a point's statistics sum
+        self.chunk = max(16, STATS_FLOATS // max(width, 1))
         x = family.grid()
-        L, div = family.stats(x)
+        L, div = self._stats(x)
         self.best_value, self.best_x = np.inf, -V_MAX
         sample = np.arange(0, x.size, max(1, x.size // SAMPLE))  # an incumbent first
         self._update(x[sample], bound(L[sample], div[sample]))
@@ -142,6 +147,20 @@ class _Search:
         self.unsplittable_lower = np.inf
         self.rounds = 0
 
+    @property
+    def target(self) -> float:
+        """The value an interval must be able to beat: the incumbent's, or the trivial
+        bound 1 where the incumbent's formula is above it."""
+        return min(self.best_value, 1.0)
+
+    def _stats(self, x):
+        """``family.stats(x)`` in chunks, so that a family whose statistics take O(H)
+        memory a point holds ``STATS_FLOATS`` floats at once, whatever the points."""
+        if x.size <= self.chunk:
+            return self.family.stats(x)
+        parts = [self.family.stats(x[i : i + self.chunk]) for i in range(0, x.size, self.chunk)]
+        return tuple(np.concatenate(v) for v in zip(*parts, strict=True))
+
     def _update(self, x, values):
         values = np.where(np.isnan(values), np.inf, values)
         i = int(np.argmin(values))
@@ -153,9 +172,13 @@ class _Search:
 
     def _lower_pair(self, a, b):
         """``(L, div)`` at which ``g`` bounds the interval from below (monotonicity),
-        moved down by the statistics' rounding error."""
+        moved down by the statistics' rounding error, and raised to the terms' floors
+        (every posterior's Gibbs risk is at least the least risk, its divergence at least
+        the divergence's least value), which statistics that lost their digits to
+        cancellation can fall below."""
         L, div = (a[1], b[2]) if self.family.L_increasing else (b[1], a[2])
-        return self.family.lower_terms(b[0], L, div)
+        L, div = self.family.lower_terms(b[0], L, div)
+        return np.maximum(L, self.floors[0]), np.maximum(div, self.floors[1])
 
     def _closes(self, a, b, threshold):
         """Whether each interval's lower bound reaches ``threshold``: the monotone pair,
@@ -182,7 +205,7 @@ class _Search:
         while True:
             mid_x = 0.5 * (a[0] + b[0])
             splittable = (mid_x > a[0]) & (mid_x < b[0])
-            threshold = self.best_value - self.tol / 2
+            threshold = self.target - self.tol / 2
             closed = self._closes(a, b, threshold)
             keep = ~closed & splittable
             if np.any(closed):  # each closed interval's lower bound is proven >= threshold
@@ -202,8 +225,8 @@ class _Search:
         """Cut each interval into SPLIT equal pieces; evaluate the new points."""
         fractions = np.arange(1, SPLIT) / SPLIT
         inner = (a[0][:, None] + fractions * (b[0] - a[0])[:, None]).ravel()
-        L, div = self.family.stats(inner)
-        better = ~self.bound.at_least(L, div, self.best_value)  # only these can improve
+        L, div = self._stats(inner)
+        better = ~self.bound.at_least(L, div, self.target)  # only these can improve
         if np.any(better):
             self._update(inner[better], self.bound(L[better], div[better]))
         shape = (a[0].size, SPLIT - 1)
@@ -221,7 +244,7 @@ class _Search:
         a, b = [v[which] for v in a], [v[which] for v in b]
         values = self.bound(*self._lower_pair(a, b), rounding=-1)
         values = np.where(np.isnan(values), 0.0, values)
-        low = np.flatnonzero(values < self.best_value - self.tol / 2)  # closed by the frontier
+        low = np.flatnonzero(values < self.target - self.tol / 2)  # closed by the frontier
         if getattr(self.family, "frontier_pairs", None) and low.size:
 
             def least(L, K):
@@ -250,7 +273,8 @@ class _Search:
                 L0, D0 = self.family.stats_segment(np.array([k]), np.array([0.0]))
                 L, D = self.family.lower_terms(b[0][i], a[1][i : i + 1], D0)
                 lower = min(lower, float(self.bound(L, D, rounding=-1)[0]))
-            sub = _Search(_Segment(self.family, k, s_lo, s_hi), self.bound, self.tol)
+            segment = _Segment(self.family, k, s_lo, s_hi)
+            sub = _Search(segment, self.bound, self.tol, floors=self.floors)
             sub.run(MAX_SUB_ROUNDS)
             lower = min(lower, sub.lower_bound)
         return lower
@@ -322,17 +346,16 @@ class _Segment:
         return self.family.lower_terms(u, L, div)
 
 
-def _neighbours(family, bound, x_best):
-    """The objective at the ends of the segment holding ``x_best`` and its neighbours."""
+def _neighbours(family, evaluate, x_best):
+    """The objective at the ends of the segment holding ``x_best`` and its neighbours,
+    each from its posterior's own exact sums (the cumulative statistics can lose their
+    digits at a breakpoint)."""
     breaks = family.breaks()
     if breaks is None:
         return {}
     k = int(np.searchsorted(breaks, x_best, side="left"))
-    idx = [i for i in range(k - 2, k + 2) if 0 <= i < breaks.size]
-    xs = breaks[idx]
-    L, D = family.stats(xs)
-    nus = family.nu(xs)
-    return {float(nu): float(v) for nu, v in zip(nus, bound(L, D), strict=True)}
+    xs = breaks[[i for i in range(k - 2, k + 2) if 0 <= i < breaks.size]]
+    return {float(nu): evaluate(float(x)) for nu, x in zip(family.nu(xs), xs, strict=True)}
 
 
 def _segment(family, x_best):
@@ -359,16 +382,24 @@ def _evaluator(problem, family, support=None):
     return evaluate
 
 
-def _searched(family, bound, tol, evaluate, max_rounds) -> _Search:
+def _floors(problem, support=None):
+    """The least Gibbs risk and the divergence's least value (or ``-inf``), below which
+    no posterior's terms lie."""
+    on = problem.prior > 0 if support is None else support
+    least = getattr(problem.divergence_function, "least_value", None)
+    return float(np.min(problem.risks[on])), -np.inf if least is None else float(least)
+
+
+def _searched(family, bound, tol, evaluate, max_rounds, floors) -> _Search:
     """The branch and bound, trusting the family's statistics; then the incumbent is
     evaluated from its posterior's own exact sums (O(H)). Where the statistics were off
     there by more than ``tol / 4`` (priors near 0 can do that), the search runs again
     and checks every new incumbent that way (O(H) each, so only then)."""
-    search = _Search(family, bound, tol)
+    search = _Search(family, bound, tol, floors=floors)
     search.run(max_rounds)
     search.polish()
     if not abs(evaluate(search.best_x) - search.best_value) <= tol / 4:
-        search = _Search(family, bound, tol, evaluate)
+        search = _Search(family, bound, tol, evaluate, floors)
         search.run(max_rounds)
         search.polish()
     return search
@@ -402,7 +433,8 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
     check_count(max_rounds, "max_rounds", 0)
     start = time.perf_counter()
     family = family_of(problem)
-    search = _searched(family, problem.bound_function, tol, _evaluator(problem, family), max_rounds)
+    evaluate = _evaluator(problem, family)
+    search = _searched(family, problem.bound_function, tol, evaluate, max_rounds, _floors(problem))
     posterior = family.posterior(search.best_x)
     seconds = time.perf_counter() - start
     result = problem.result_from_posterior(
@@ -413,7 +445,7 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
         iterations=search.rounds,
     )
     L, div = problem.terms(result.posterior)  # the bound's arguments
-    lower_bound = min(search.lower_bound, 1.0)  # the reported bound is clipped at 1 too
+    lower_bound = clipped_lower(search.lower_bound)
     gap = result.bound - lower_bound
     if search.open_lower < np.inf:
         status = "max_rounds"
@@ -425,7 +457,7 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
         segment=_segment(family, search.best_x),
         lower_bound=lower_bound,
         gap=gap,
-        neighbours=_neighbours(family, problem.bound_function, search.best_x),
+        neighbours=_neighbours(family, evaluate, search.best_x),
         grid_value=problem.bound_function.best_grid_value(L, div),
     )
     message = f"branch and bound: {search.rounds} rounds, certified gap {gap:.3g} (tol={tol:g})"
@@ -460,7 +492,8 @@ def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 20
         raise ValueError("support must be a non-empty set of classifiers with prior mass")
     family = family_of(problem, support)
     evaluate = _evaluator(problem, family, support)
-    search = _searched(family, problem.bound_function, tol, evaluate, max_rounds)
+    floors = _floors(problem, support)
+    search = _searched(family, problem.bound_function, tol, evaluate, max_rounds, floors)
     posterior = np.zeros(problem.H)
     posterior[support] = family.posterior(search.best_x)
     return problem.evaluate(posterior), posterior

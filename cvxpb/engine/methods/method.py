@@ -183,7 +183,9 @@ class ModuleMethod(Method):
     ``FALLBACK``, ``solver_options``, ``further_options``,
     ``PASSES_OPTIONS`` and ``formulation``. Unless its ``TAKES_DECLARATIONS`` is true,
     the module solves :class:`cvxpb.BoundProblem` alone: a declaration reaches it
-    through its standard form, and its Result is reported as the declaration's.
+    through its standard form, and its Result is reported as the declaration's. A
+    standard form whose bound is 1 at every posterior
+    (:meth:`cvxpb.BoundProblem.vacuous`) is certified at once, whatever the method.
 
     Parameters
     ----------
@@ -236,6 +238,8 @@ class ModuleMethod(Method):
         if self._declarations():
             return self.module.solve(problem, **options)
         form = problem.standard_form()
+        if form.scale >= 1 and form.problem.vacuous():  # 1 everywhere: certified at once
+            return problem.from_standard_form(form, form.problem.vacuous_result(self.name))
         tol = options.get("tol")
         if self.certifies and form.scale != 1 and isinstance(tol, Real) and tol > 0:
             options = {**options, "tol": tol / form.scale}  # the gap asked is the declared's
