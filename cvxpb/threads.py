@@ -12,7 +12,10 @@ fast or faster too (a GPClassifierEP fit on make_moons(200) 25x, a PriorSVM fit 
 So every public entry point that computes (the estimators' ``fit``, ``Minimize.solve``,
 ``BoundProblem.solve``, the command line) runs under :func:`one_blas_thread`, which
 limits every BLAS library loaded in the process (NumPy's and SciPy's OpenBLAS are two)
-through threadpoolctl and restores the user's setting on return. The command line also
+through threadpoolctl and restores the user's setting on return. BLAS limits belong to
+the process, not to a thread: where several threads call cvxpb at once, the first to
+enter sets the limit, the last to leave restores what the user had, and in between
+every thread of the process (the user's too) runs BLAS on one thread. The command line also
 sets ``OPENBLAS_NUM_THREADS=1`` (and MKL's, BLIS's) for the processes it starts, unless
 the user set them. Several cores are used through ``n_jobs`` (joblib), one process or
 thread per task.
@@ -20,8 +23,10 @@ thread per task.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import threading
 
 BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 
@@ -37,6 +42,60 @@ def _controller():
     return ThreadpoolController()
 
 
+def _local_setters() -> list:
+    """OpenBLAS's ``openblas_set_num_threads_local`` of each loaded OpenBLAS that has one
+    (0.3.27 and later). Called from a thread other than the main one,
+    ``openblas_set_num_threads`` (threadpoolctl's way) leaves the count this one sets,
+    so BLAS ran on two threads inside a limit to one, and SLSQP's iterates, which hang
+    on BLAS's rounding, came out different from a thread than from the main one."""
+    return [
+        lib.dynlib.openblas_set_num_threads_local
+        for lib in _controller().lib_controllers
+        if lib.internal_api == "openblas"
+        and hasattr(getattr(lib, "dynlib", None), "openblas_set_num_threads_local")
+    ]
+
+
+class _SharedLimit:
+    """One BLAS thread while any caller holds the limit; the user's limits back when the
+    last lets go, whatever the order in which threads come and go (two nested
+    threadpoolctl limits from two threads restore each other's values: 8 solves in 4
+    threads left a user's 2 threads at 1)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._limiter = None  # threadpoolctl's, holding the user's limits
+        self._local = []  # (setter, the count it had)
+
+    def _take(self):
+        self._local = [(setter, setter(1)) for setter in _local_setters()]  # before: the
+        self._limiter = _controller().limit(limits=1, user_api="blas")  # limit sets it too
+
+    def _give_back(self):
+        self._limiter.restore_original_limits()
+        for setter, count in self._local:
+            setter(count)
+        self._limiter, self._local = None, []
+
+    @contextlib.contextmanager
+    def held(self):
+        with self._lock:
+            if self._holders == 0:
+                self._take()
+            self._holders += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._holders -= 1
+                if self._holders == 0:
+                    self._give_back()
+
+
+_LIMIT = _SharedLimit()
+
+
 def one_blas_thread(function=None):
     """BLAS on one thread: a context, or a decorator of ``function``.
 
@@ -48,8 +107,9 @@ def one_blas_thread(function=None):
     Returns
     -------
     contextlib.AbstractContextManager or callable
-        The limit (threadpoolctl's) of every loaded BLAS to one thread (the previous limits
-        come back on exit), or ``function`` wrapped to run under it.
+        The limit (threadpoolctl's) of every loaded BLAS to one thread (the user's limits
+        come back when the last caller in the process leaves), or ``function`` wrapped
+        to run under it.
 
     Examples
     --------
@@ -59,11 +119,11 @@ def one_blas_thread(function=None):
     6.0
     """
     if function is None:
-        return _controller().limit(limits=1, user_api="blas")
+        return _LIMIT.held()
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        with _controller().limit(limits=1, user_api="blas"):
+        with _LIMIT.held():
             return function(*args, **kwargs)
 
     return wrapper

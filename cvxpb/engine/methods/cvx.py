@@ -8,7 +8,10 @@ Parameters (DPP), so re-solving for new risks or delta reuses the compiled probl
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
+from contextlib import ExitStack, contextmanager
 from functools import lru_cache
 
 import cvxpy as cp
@@ -19,6 +22,7 @@ from cvxpb.engine.methods.method import refuse
 from cvxpb.validation import check_choice
 
 DPP_MAX = 2000  # classifiers up to which the program keeps its data in Parameters
+KEPT_SIZES = 16  # sizes whose compiled programs are kept for the next solve
 
 
 def build(size: int, data=None):
@@ -64,7 +68,38 @@ def build(size: int, data=None):
     return problem, parameters, cp.multiply(sqrt_prior, z)
 
 
-_cached_build = lru_cache(maxsize=16)(build)
+class _Programs:
+    """Compiled DPP programs by size, each lent to one solve at a time.
+
+    A program's Parameters hold one problem's data from assignment until its solution
+    is read, so two threads sharing one program read each other's data (16 solves in 4
+    threads: 3 wrong posteriors labelled optimal). A solve borrows a program that no
+    other holds, built where every kept one is lent, and gives it back; the programs of
+    the last ``KEPT_SIZES`` sizes are kept.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._free = OrderedDict()  # size -> programs no solve holds
+
+    @contextmanager
+    def lent(self, size: int):
+        with self._lock:
+            free = self._free.get(size)
+            program = free.pop() if free else None
+        if program is None:
+            program = build(size)
+        try:
+            yield program
+        finally:
+            with self._lock:
+                self._free.setdefault(size, []).append(program)
+                self._free.move_to_end(size)
+                while len(self._free) > KEPT_SIZES:
+                    self._free.popitem(last=False)
+
+
+_PROGRAMS = _Programs()
 
 
 def _support(problem):
@@ -77,17 +112,26 @@ def _data(problem, support):
     return sqrt_r, problem.risks[support] * sqrt_r, float(np.sqrt(c2))
 
 
+@contextmanager
 def _program(problem, support, cached: bool = True):
-    """``(program, q)`` with ``problem``'s data: in the Parameters of a (cached) DPP
-    program up to ``DPP_MAX`` classifiers, as constants beyond."""
+    """``(program, q)`` with ``problem``'s data, held by this caller alone until the
+    block ends: in the Parameters of a (kept) DPP program up to ``DPP_MAX``
+    classifiers, as constants beyond."""
     data = _data(problem, support)
     if support.size > DPP_MAX:
         program, _, q = build(support.size, data)
-        return program, q
-    program, params, q = (_cached_build if cached else build)(support.size)
-    for parameter, value in zip(params.values(), data, strict=True):
-        parameter.value = value
-    return program, q
+        yield program, q
+        return
+    with _PROGRAMS.lent(support.size) if cached else _fresh(support.size) as built:
+        program, params, q = built
+        for parameter, value in zip(params.values(), data, strict=True):
+            parameter.value = value
+        yield program, q
+
+
+@contextmanager
+def _fresh(size: int):
+    yield build(size)
 
 
 PASSES_OPTIONS = True  # the options of solve go to the solver library unchecked
@@ -179,7 +223,8 @@ def formulation(problem) -> cp.Problem:
         The SOCP (not cached, so the caller may change it).
     """
     refuse(problem, "cvx")
-    return _program(problem, _support(problem), cached=False)[0]
+    with _program(problem, _support(problem), cached=False) as (program, _):
+        return program
 
 
 def check_solver_options(solver: str, options: dict) -> None:
@@ -254,14 +299,19 @@ def solve(
     check_solver_options(solver, solver_options)
     start = time.perf_counter()
     support = _support(problem)
-    try:
-        program, q = _program(problem, support)
-    except Exception as err:  # noqa: BLE001 - building the program can exhaust memory
-        message = f"{solver}: {type(err).__name__}: {err}"
-        return problem.failed_result(
-            "cvx", "solver_failed", message, time.perf_counter() - start, solver=solver
-        )
-    outcome = solve_program(program, (solver,), True, {solver: solver_options}, verbose)
+    with ExitStack() as held:
+        try:
+            program, q = held.enter_context(_program(problem, support))
+        except Exception as err:  # noqa: BLE001 - building the program can exhaust memory
+            message = f"{solver}: {type(err).__name__}: {err}"
+            seconds = time.perf_counter() - start
+            return problem.failed_result("cvx", "solver_failed", message, seconds, solver=solver)
+        outcome = solve_program(program, (solver,), True, {solver: solver_options}, verbose)
+        return _solved(problem, support, program, q, outcome, solver, start, accept_inaccurate)
+
+
+def _solved(problem, support, program, q, outcome, solver, start, accept_inaccurate):
+    """The Result of ``program`` (with ``problem``'s data) as ``solver`` left it."""
     seconds = time.perf_counter() - start
     if not outcome.solved or q.value is None:
         message = outcome.message or f"{solver} returned no solution"
