@@ -28,8 +28,15 @@ def real_array(values, name: str) -> np.ndarray:
     Raises
     ------
     ValueError
-        Naming ``name``, for complex numbers, strings, booleans or objects.
+        Naming ``name``, for complex numbers, strings, booleans or objects, and for a
+        masked array with masked entries (a masked value is no value to use).
     """
+    if np.ma.isMaskedArray(values) and np.ma.getmaskarray(values).any():
+        count = int(np.ma.getmaskarray(values).sum())
+        raise ValueError(
+            f"{name} has {count} masked {'entry' if count == 1 else 'entries'}; pass the "
+            "values to use (a masked value is not one)"
+        )
     array = np.asarray(values)
     if array.dtype.kind not in "iuf":
         raise ValueError(

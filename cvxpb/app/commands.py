@@ -6,6 +6,7 @@ of NumPy, pandas, SciPy or CVXPY.
 
 from __future__ import annotations
 
+import codecs
 import re
 import sys
 from pathlib import Path
@@ -26,7 +27,9 @@ def read_vector(source: str, column: str | None = None, flag: str = "--column") 
     """Read numbers from a CSV/TXT file, an .npy file, or stdin (``-``).
 
     A file with several columns needs ``column``: a header name (``risk`` in a
-    ``name,risk`` file) or an index from 0.
+    ``name,risk`` file) or an index from 0. Text is UTF-8 (a byte-order mark is
+    read as one) or UTF-16 with its mark; a first row is a header only where every
+    cell is a name (it starts with a letter), so no number is ever taken for one.
 
     Parameters
     ----------
@@ -39,20 +42,24 @@ def read_vector(source: str, column: str | None = None, flag: str = "--column") 
 
     Returns
     -------
-    ndarray
+    ndarray of shape (n,)
         The numbers.
 
     Raises
     ------
     ValueError
-        For an unreadable file, a missing or unknown column, or a non-number.
+        For an unreadable file, an .npy array that is not one column of numbers, a
+        missing or unknown column, or a non-number.
     """
     if source.endswith(".npy"):
-        return np.ravel(np.load(source))
-    text = sys.stdin.read() if source == "-" else Path(source).read_text()
-    lines = [(n, re.split(r"[,;\s]+", line.strip())) for n, line in enumerate(text.splitlines(), 1)]
+        return _read_npy(source)
+    data = _stdin_bytes() if source == "-" else Path(source).read_bytes()
+    lines = [
+        (n, re.split(r"[,;\s]+", line.strip()))
+        for n, line in enumerate(_decoded(data, source).splitlines(), 1)
+    ]
     rows = [(n, cells) for n, cells in lines if cells[0]]
-    header = rows.pop(0)[1] if len(rows) > 1 and not _numeric(rows[0][1]) else None
+    header = rows.pop(0)[1] if rows and _names(rows[0][1]) else None
     if not rows:
         raise ValueError(f"{source}: no numbers found")
     widths = {len(cells) for _, cells in rows}
@@ -70,6 +77,43 @@ def read_vector(source: str, column: str | None = None, flag: str = "--column") 
     return np.array([_number(x, source, n) for n, x in cells])
 
 
+def _stdin_bytes() -> bytes:
+    """Standard input's bytes (a stream without them, as a test's, gives its text)."""
+    stream = sys.stdin
+    return stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+
+
+def _decoded(data: bytes, source: str) -> str:
+    """``data`` as text: UTF-16 where it opens with that mark, else UTF-8 (its mark
+    dropped: it made the first number unreadable, and that row was taken for a header)."""
+    try:
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            return data.decode("utf-16")
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        where = f"{err.reason} at byte {err.start}"
+        raise ValueError(f"{source}: not UTF-8 or UTF-16 text ({where})") from None
+
+
+def _read_npy(source: str) -> np.ndarray:
+    """The numbers of an .npy file holding one column: ``(n,)`` or ``(n, 1)``."""
+    with open(source, "rb") as file:
+        if file.read(6) != b"\x93NUMPY":  # else numpy would try it as a pickle
+            raise ValueError(
+                f"{source}: not a NumPy .npy file (no .npy header); a text file of numbers "
+                "is read under a name that does not end in .npy"
+            )
+    try:
+        array = np.load(source, allow_pickle=False)
+    except ValueError as err:
+        raise ValueError(f"{source}: holds Python objects, not numbers ({err})") from None
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"{source}: holds {array.dtype} values, not real numbers")
+    if not (array.ndim == 1 or (array.ndim == 2 and array.shape[1] == 1)):
+        raise ValueError(f"{source}: an array of shape {array.shape}; one column (n,) is read")
+    return array.astype(float).ravel()
+
+
 def _column_index(column: str, header, width: int, flag: str) -> int:
     if header and column in header:
         return header.index(column)
@@ -79,9 +123,15 @@ def _column_index(column: str, header, width: int, flag: str) -> int:
     raise ValueError(f"{flag} must be a column index in [0, {width - 1}]{names}, got {column!r}")
 
 
-def _numeric(row) -> bool:
+def _names(row) -> bool:
+    """Whether every cell of ``row`` is a name (starts with a letter or _), as a header's
+    are: ``nan`` and ``inf`` are numbers, ``0.05x`` a number written wrongly."""
+    return all(re.match(r"[^\W\d]", x) and not _is_number(x) for x in row)
+
+
+def _is_number(text: str) -> bool:
     try:
-        [float(x) for x in row]
+        float(text)
     except ValueError:
         return False
     return True
