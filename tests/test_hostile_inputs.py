@@ -293,7 +293,7 @@ def test_any_solver_exception_is_a_status_with_the_solvers_message(monkeypatch):
     def out_of_memory(*args, **kwargs):
         raise MemoryError("13 GiB")
 
-    monkeypatch.setattr(cvx, "_cached_build", out_of_memory)
+    monkeypatch.setattr(cvx, "build", out_of_memory)  # what a solve builds its program with
     res = problem(distance="linear").solve("cvx")
     assert res.status == "solver_failed" and "MemoryError: 13 GiB" in res.message
     assert math.isnan(res.bound)
