@@ -10,6 +10,7 @@ import joblib
 from joblib import Parallel, delayed
 
 from cvxpb import jsonout
+from cvxpb.files import write_atomically
 
 # what a Dask cluster that lost its workers raises through joblib
 _LOST = (concurrent.futures.CancelledError, asyncio.CancelledError)
@@ -96,8 +97,10 @@ def run_kept(tasks, keys, keep=None, resume=False, n_jobs=None, progress=False, 
     def saved(pairs):
         for i, result in pairs:
             if paths[i] is not None:
-                paths[i].parent.mkdir(parents=True, exist_ok=True)
-                joblib.dump({"key": keys[i], "result": result}, paths[i])
+                kept = {"key": keys[i], "result": result}
+                write_atomically(
+                    paths[i], lambda temporary, kept=kept: joblib.dump(kept, temporary)
+                )
             yield i, result
 
     indexed = (delayed(_indexed)(i, tasks[i]) for i in todo)

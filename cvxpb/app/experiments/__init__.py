@@ -97,9 +97,10 @@ def save_progress(path, settings, rows, done, rng) -> None:
 
     if path is None:
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    state = rng.bit_generator.state
-    joblib.dump({"settings": settings, "rows": rows, "done": done, "rng": state}, path)
+    from cvxpb.files import write_atomically
+
+    kept = {"settings": settings, "rows": rows, "done": done, "rng": rng.bit_generator.state}
+    write_atomically(path, lambda temporary: joblib.dump(kept, temporary))
 
 
 def load_progress(path, settings, rng):

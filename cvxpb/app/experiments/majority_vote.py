@@ -35,6 +35,7 @@ from cvxpb.app.experiments import check_plan, load_progress, save_progress
 from cvxpb.app.experiments.published import beside_published
 from cvxpb.ensemble.classifier import BOUNDS as ALL_BOUNDS
 from cvxpb.ensemble.classifier import MajorityVoteClassifier
+from cvxpb.files import written_together
 
 DATASETS = (
     "spambase",
@@ -333,6 +334,7 @@ def wide(table: pd.DataFrame, column: str = "bound value") -> pd.DataFrame:
     return pivot.reindex(columns=order)
 
 
+@written_together("majority_vote")
 def write(rows, out, posteriors=None, plots=True) -> list:
     """Write the runs, their summary, the wide tables, a JSON and the figures under ``out``.
 

@@ -35,6 +35,7 @@ from cvxpb.app.experiments import (
     recorded_warnings,
     save_progress,
 )
+from cvxpb.files import written_together
 from cvxpb.minimax.estimators import MinimaxClassifier
 from cvxpb.minimax.mpm import MinimaxProbabilityMachine
 
@@ -286,6 +287,7 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
+@written_together("minimax")
 def write(rows: pd.DataFrame, out, plots: bool = True) -> list:
     """Write the runs, their summary, a JSON and the figure under ``out``.
 

@@ -36,6 +36,7 @@ from sklearn.svm import SVC
 
 from cvxpb.app import datasets
 from cvxpb.app.experiments import check_plan
+from cvxpb.files import written_together
 from cvxpb.parallel import run_kept
 from cvxpb.svm.prior_bounds import DEFAULT_ETAS, svm_pac_bayes_bound
 from cvxpb.svm.prior_svm import EtaPriorSVM, PriorSVM
@@ -373,6 +374,7 @@ def summary(grid: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
+@written_together("prior_svm")
 def write(grid: pd.DataFrame, out, plots: bool = True) -> list:
     """Write the grid, its summary and the figures under ``out``.
 

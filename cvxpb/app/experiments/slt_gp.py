@@ -35,6 +35,7 @@ import pandas as pd
 
 from cvxpb.app import datasets
 from cvxpb.app.experiments import first_warning, recorded_warnings
+from cvxpb.files import written_together
 from cvxpb.gp import GPClassifierEP, SLTGPClassifier
 from cvxpb.gp.bound import SubGaussianWarning
 from cvxpb.gp.privileged_noise import GPCPlusClassifier
@@ -299,6 +300,7 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     return grouped.agg(**present).reset_index()
 
 
+@written_together("slt_gp")
 def write(rows: pd.DataFrame, out, plots: bool = True) -> list:
     """Write the runs, their summary and the figures under ``out``.
 

@@ -25,6 +25,7 @@ from cvxpb.app import datasets
 from cvxpb.app.diagnostics import ALPHAS, ordered_subset_bounds, summary
 from cvxpb.app.experiments import prepare_output
 from cvxpb.engine.problem import BoundProblem
+from cvxpb.files import written_together
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.parallel import run_kept
 from cvxpb.svm.cv import cross_validate
@@ -464,6 +465,7 @@ def _settings(options) -> dict:
     return jsonout.plain({k: v for k, v in options.items() if k != "n_jobs"})
 
 
+@written_together("stochastic_svm")
 def write(runs, out, settings: dict, plots: bool = True) -> list:
     """Write the tables, the JSON and the figures of ``runs`` under ``out``.
 

@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 
 from cvxpb.app.diagnostics import summary
 from cvxpb.engine.problem import BoundProblem
+from cvxpb.files import written_together
 from cvxpb.validation import check_delta
 
 SIZES = (50, 200, 500, 1000, 1990)
@@ -216,6 +217,7 @@ def support_table(payload: dict, cases, deltas=DELTAS) -> pd.DataFrame:
 FIGURE_CASES = (("bupa", "linear", "exact"), ("spambase", "kl", "fixed_point"))
 
 
+@written_together("appendix_")
 def write(payload: dict, out, starts=200, progress=True) -> list:
     """Write all four tables of ``payload`` as CSV files under ``out``.
 
