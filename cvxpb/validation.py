@@ -276,7 +276,8 @@ def binary_classes(y, estimator: str) -> np.ndarray:
     target = type_of_target(y)
     if target != "binary":
         raise ValueError(
-            f"Only binary classification is supported. The type of the target is {target}."
+            f"Only binary classification is supported. The type of the target is {target}: "
+            f"{estimator} is a two-class method."
         )
     classes = np.unique(y)
     if classes.size < 2:

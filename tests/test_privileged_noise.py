@@ -155,8 +155,12 @@ def test_classifier_fits_learns_the_noise_and_rejects_bad_input():
             moved = np.array(theta)
             moved[k] += sign * 0.05
             assert _evidence(plus, train, moved) <= plus.log_marginal_likelihood_ + 1e-4
-    with pytest.raises(ValueError, match="X_star"):
-        GPCPlusClassifier().fit(train.X, train.y)
+    # without privileged features the noise is learned from X itself, as SLT-GP does
+    alone, on_x = (GPCPlusClassifier(max_sweeps=50) for _ in range(2))
+    alone.fit(train.X[:40], train.y[:40])
+    on_x.fit(train.X[:40], train.y[:40], X_star=train.X[:40])
+    assert alone.noise_mean_ == on_x.noise_mean_
+    np.testing.assert_array_equal(alone.decision_function(test.X), on_x.decision_function(test.X))
     with pytest.raises(ValueError, match="one row per example"):
         GPCPlusClassifier().fit(train.X, train.y, X_star=train.X_star[:-1])
     with pytest.raises(ValueError, match="kernel must be one of"):

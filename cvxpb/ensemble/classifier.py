@@ -352,11 +352,8 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
             as_divergence(self.divergence, self.alpha)
         check_delta(self.delta)
         self._check_test_size()
-        if self.validation == "oob" and isinstance(self.estimator, (list, tuple)):
-            raise ValueError(
-                "validation='oob' needs a bagging ensemble (bootstrap samples); a list of "
-                "classifiers takes validation='split' or 'prefit'"
-            )
+        if self.validation == "oob":
+            _check_bagging(self.estimator)
 
     def predict_proba(self, X):
         """The posterior's share of the votes for each class.
@@ -390,7 +387,8 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
             The labels.
         """
         check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        shares = self.predict_proba(X)  # first: unfitted, NotFittedError
+        return self.classes_[np.argmax(shares, axis=1)]
 
 
 def _minimize(declared, tol=TOL, rtol=RTOL):
@@ -434,6 +432,26 @@ def _check_fitted_voters(estimator):
                 f"({type(voter).__name__}) is not fitted: fit it first, or use "
                 "validation='split' or 'oob'"
             ) from None
+
+
+def _check_bagging(estimator) -> None:
+    """ValueError, before any fit, unless ``estimator`` draws bootstrap samples (a random
+    forest, or bagging, with ``bootstrap=True``): out of bag needs them."""
+    if estimator is None:
+        return  # the default forest does
+    if isinstance(estimator, (list, tuple)):
+        got = "a list of classifiers"
+    elif not hasattr(estimator, "get_params") or "bootstrap" not in estimator.get_params():
+        got = f"{type(estimator).__name__}, not a bagging ensemble"
+    elif not estimator.get_params()["bootstrap"]:
+        got = f"{type(estimator).__name__} with bootstrap=False"
+    else:
+        return
+    raise ValueError(
+        "validation='oob' needs a bagging ensemble fitted on bootstrap samples (a random "
+        f"forest, or bagging with bootstrap=True), got {got}; give fitted classifiers with "
+        "validation='prefit', or any classifiers with validation='split'"
+    )
 
 
 def _out_of_bag(ensemble, n):

@@ -25,7 +25,6 @@ import dataclasses
 import cvxpy as cp
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.engine.declare.problem import Minimize
@@ -33,7 +32,7 @@ from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.classifier import VoterMixin
 from cvxpb.threads import one_blas_thread
-from cvxpb.validation import check_delta
+from cvxpb.validation import BinaryOnly, binary_classes, check_delta
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,7 +174,7 @@ def solve_mincq(m, M, mu, solver="CLARABEL"):
     return problem.status, np.clip(Q.value, 0.0, 1 / H), ""
 
 
-class MinCqClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
+class MinCqClassifier(BinaryOnly, VoterMixin, ClassifierMixin, BaseEstimator):
     """MinCq: the two-class vote whose weights minimize the empirical C-bound at margin ``mu``.
 
     The voters are fitted and measured as
@@ -254,10 +253,7 @@ class MinCqClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         check_delta(self.delta)
         self._check_test_size()
         X, y = validate_data(self, X, y)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"MinCq is a two-class method; y has {self.classes_.size} classes")
+        self.classes_ = binary_classes(y, "MinCq")
         X_bound, y_bound, _ = self._fit_voters(X, y)
         votes = np.where(self._member_votes(X_bound) == self.classes_[1], 1.0, -1.0)
         signs = np.where(y_bound == self.classes_[1], 1.0, -1.0)
@@ -319,7 +315,8 @@ class MinCqClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             The labels.
         """
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)  # first: unfitted, NotFittedError
+        return self.classes_[(scores > 0).astype(int)]
 
     def predict_proba(self, X):
         """The share of the posterior over the ``2H`` voters that votes for each class.

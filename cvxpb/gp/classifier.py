@@ -338,4 +338,5 @@ class GPClassifierEP(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator):
             The labels.
         """
         check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)  # first: unfitted, NotFittedError
+        return self.classes_[(scores > 0).astype(int)]

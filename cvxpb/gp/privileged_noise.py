@@ -263,8 +263,10 @@ class GPCPlusClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
             The examples.
         y : array_like of shape (n_samples,)
             The labels, two classes.
-        X_star : array_like of shape (n_samples, n_privileged)
-            The privileged features of the training examples (required).
+        X_star : array_like of shape (n_samples, n_privileged), optional
+            The privileged features of the training examples. Without them, ``X``
+            itself: each label's noise level is then learned from the features the
+            classifier sees (a heteroscedastic GPC), as :class:`SLTGPClassifier` does.
 
         Returns
         -------
@@ -275,9 +277,7 @@ class GPCPlusClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
         self.classes_ = binary_classes(y, "GPCPlusClassifier")
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
-        if X_star is None:
-            raise ValueError("X_star (the privileged features of the training examples) is needed")
-        X_star = check_privileged(X, X_star)
+        X_star = X if X_star is None else check_privileged(X, X_star)
         signed = np.where(y == self.classes_[1], 1.0, -1.0)
         plain = GPClassifierEP(self.kernel).fit(X, y)
         self.amplitude_, self.length_scale_ = plain.amplitude_, plain.length_scale_
@@ -346,4 +346,5 @@ class GPCPlusClassifier(BinaryOnly, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             The labels.
         """
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)  # first: unfitted, NotFittedError
+        return self.classes_[(scores > 0).astype(int)]

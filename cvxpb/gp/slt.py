@@ -139,8 +139,9 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
             The examples.
         y : array_like of shape (n_samples,)
             The labels, two classes.
-        X_star : array_like of shape (n_samples, n_privileged)
-            The privileged features of the training examples (required).
+        X_star : array_like of shape (n_samples, n_privileged), optional
+            The privileged features of the training examples; ``X`` itself without them
+            (the soft labels then come from a GPC on the same features).
 
         Returns
         -------
@@ -296,4 +297,5 @@ class SLTGPClassifier(PACBayesMixin, BinaryOnly, ClassifierMixin, BaseEstimator)
             The labels.
         """
         check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)  # first: unfitted, NotFittedError
+        return self.classes_[(scores > 0).astype(int)]

@@ -153,7 +153,8 @@ class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
             The labels.
         """
         check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)  # first: unfitted, NotFittedError
+        return self.classes_[(scores > 0).astype(int)]
 
 
 class PriorSVM(_PriorSVMBase):
