@@ -150,3 +150,35 @@ def test_renyi_constants_match_mpmath(m, distance):
 def test_paper_constants_exist_only_for_order_two():
     with pytest.raises(ValueError, match="only for alpha = 2"):
         bound_constant("sq", 100, "paper", alpha=3.0)
+
+
+def _mp_log_linear_supremum(m, power):
+    """``log sup_l E|K/m - l|^power`` by mpmath: a fine scan, then the largest term's root."""
+    mp.mp.dps = 60
+    power = mp.mpf(power)
+
+    def log_F(l):
+        terms = [
+            mp.binomial(m, k) * l**k * (1 - l) ** (m - k) * abs(mp.mpf(k) / m - l) ** power
+            for k in range(m + 1)
+        ]
+        return mp.log(mp.fsum(terms))
+
+    grid = [mp.mpf(i) / 800 for i in range(1, 401)] + [mp.mpf(m) / (m + power)]
+    start = max(grid, key=log_F)
+    best = mp.findroot(lambda l: mp.diff(log_F, l), start)
+    return float(max(log_F(best), log_F(start)))
+
+
+@pytest.mark.parametrize("power", [2.0, 7.5, 1e3, 1e6, 1e9])
+def test_the_bracket_holds_the_supremum_up_to_alpha_near_one(power):
+    """alpha = 1 + 1e-9 is alpha' near 1e9: there the bracket, certified, is 3e-5 wide
+    (the sums' rounding error grows with the power); at alpha' = 2 it closes to 1e-12."""
+    from cvxpb.numerics.supremum import RTOL, log_supremum
+
+    m = 7
+    upper, lower, _ = log_supremum(m, "linear", power)
+    true = _mp_log_linear_supremum(m, power)
+    assert lower - 1e-12 * abs(true) <= true <= upper
+    if power == 2.0:
+        assert upper - true <= 10 * RTOL * abs(true) + 1e-14

@@ -252,8 +252,11 @@ def log_moment_supremum(m: int, distance: str = "kl", power: float = 2.0) -> tup
     """Bound ``log sup_l sum_k Bin(k; m, l) |phi(k/m, l)|^power`` above, certified.
 
     See :mod:`cvxpb.numerics.supremum`: the bound holds on every cell of ``(0, 1/2]``,
-    with the floating-point error of the sums added, and is within about 1e-12 of the
-    supremum.
+    with the floating-point error of the sums added. It exceeds the supremum by at most
+    the certified bracket's width (:func:`cvxpb.numerics.supremum.log_supremum` returns
+    both ends): the cells close at ``RTOL`` (1e-12) relative, and the sums' rounding
+    error, which grows with the power, comes on top, so near ``alpha = 1`` (``alpha'``
+    large) the bracket is wider.
 
     Parameters
     ----------
