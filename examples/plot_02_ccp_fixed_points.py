@@ -22,8 +22,10 @@ With :math:`D(q) = \sum_i q_i^2 / p_i` and :math:`n(q) = \sqrt{D(q)}`, a convex 
   convex function minus a jointly convex one.
 
 CCP replaces each concave part by its tangent at the current iterate. A tangent lies
-above a concave function, so each convex subproblem's feasible set lies inside the
-true one and the bound never rises from one iterate to the next (Lipp & Boyd, 2016).
+above a concave function, so for the squared distance the subproblem's objective lies
+above the bound and touches it at the iterate, and for the kl distance, whose concave
+part is in the constraint, the subproblem's feasible set lies inside the true one;
+either way the bound never rises from one iterate to the next (Lipp & Boyd, 2016).
 """
 
 # %%

@@ -10,7 +10,8 @@ The kl bound with the KL divergence (Seeger's bound with Maurer's constant) is
    \qquad L = l^\top q,\quad D = \mathrm{KL}(q\,\|\,p),
 
 the largest :math:`R` with :math:`\mathrm{kl}(L \,\|\, R)` at most the right-hand
-side. It is not convex in :math:`q`, and a local method can stop anywhere. But
+side. It is not convex in :math:`q`, so a local method has no proof that where it
+stops is the minimum. But
 :math:`g` increases in both :math:`L` and :math:`D`, and that is enough for a global
 method with a proof.
 
@@ -126,8 +127,8 @@ plt.show()
 # when no interval can do better than the best value by more than a tolerance, the
 # discarded intervals together prove the minimum. Here is that search, written out
 # in a few lines. Its intervals multiply near the optimum, where the bound is flat;
-# cvxpb's search adds a second-order bound from the tangents above, which closes
-# them with about a tenth of the points, and rounds every statistic outward.
+# cvxpb's search adds a second-order bound from the tangents above and rounds every
+# statistic outward.
 
 edges = np.geomspace(1, 5000, 9)
 intervals = [(0.0, edges[0])] + list(zip(edges[:-1], edges[1:], strict=True))
@@ -141,8 +142,10 @@ for _ in range(20):
     kept = [iv for iv, lo in zip(intervals, lower, strict=True) if lo < best - 1e-7]
     intervals = [half for a, b in kept for half in ((a, (a + b) / 2), ((a + b) / 2, b))]
     best = min(best, *(g(*gibbs((a + b) / 2)[1:]) for a, b in kept))
+evaluated = sum(len(kept) for kept, _, _ in rounds)
 print(
-    f"{len(rounds)} rounds, {len(rounds[-1][0])} intervals open; best {best:.9f}, "
+    f"{len(rounds)} rounds, {evaluated} interval lower bounds evaluated, "
+    f"{len(rounds[-1][0])} intervals open; best {best:.9f}, "
     f"proven lower bound {min(rounds[-1][1]):.9f}"
 )
 print(f"cvxpb: bound {exact.bound:.9f}, lower bound {exact.certificate.lower_bound:.9f}")

@@ -104,9 +104,10 @@ print(f"features kept: {np.sum(np.abs(a.value) > 1e-6)} of {X_train.shape[1]}")
 # loss's :math:`F_\theta` is a maximum over how many classes tie (a ``sum_largest``
 # per sample, or its LP dual), the Brier loss's a projection onto the simplex
 # dualized into a smooth program. ``MinimaxClassifier`` solves the same programs
-# (by a working-set interior-point method for the 0-1 loss, skglm for the log loss)
-# and reports the optimum as ``worst_case_loss_``; without an intercept its value
-# is the program's.
+# (by a working-set interior-point method for the 0-1 loss, skglm for the log loss
+# with :math:`\ell_\infty` moments, CVXPY otherwise: its ``route_`` says which) and
+# reports the optimum as ``worst_case_loss_``; without an intercept its value is the
+# program's.
 
 values = {}
 for loss in ("log", "zero_one", "brier"):
@@ -128,8 +129,10 @@ for loss in ("log", "zero_one", "brier"):
 #
 # A larger :math:`\epsilon` lets the adversary move the moments further, so the
 # robust rule trusts fewer of them: the :math:`\ell_1` penalty grows and features
-# drop out. ``worst_case_loss_`` is the value of eq. (21), the expected loss the
-# rule is guaranteed over the whole moment set.
+# drop out. ``worst_case_loss_`` is the value of eq. (21), the minimax value over the
+# moment set; Farnia & Tse's Theorem 2, which makes the minimax rule's worst-case
+# expected loss equal to it, asks for a loss continuous in the decision, which the
+# log and Brier losses are and the 0-1 loss is not.
 
 epsilons = np.geomspace(0.002, 0.2, 12)
 paths = {}

@@ -210,8 +210,6 @@ plt.show()
 
 # %%
 # Where the priors pay off: from :math:`C = 0.1` to :math:`3` the prior SVM's bound is
-# the least of the four, since there the prior's direction is close to the
-# posterior's and the KL term shrinks. At large :math:`C` the SVM fits the data, its
-# direction leaves the prior's, and the informative priors measure their bound on
-# only the half of the examples the prior did not see, so Langford's bound on all of
-# them is lower again.
+# the least of the four. At large :math:`C` Langford's bound is lower again: the
+# informative priors measure their bound on only the part of the examples the prior
+# did not see, Langford's on all of them.

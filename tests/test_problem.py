@@ -92,10 +92,10 @@ def test_formulation_is_the_dpp_socp_and_solving_it_gives_the_optimum():
 def test_resolving_new_risks_reuses_the_compiled_program():
     first = pb.BoundProblem(RISKS, 300, distance="linear")
     first.solve(method="cvx")
-    compiled = cvx._cached_build(4)[0]._cache.param_prog
+    compiled = cvx._PROGRAMS.kept(4)[-1][0]._cache.param_prog
     second = pb.BoundProblem(RISKS[::-1] * 0.5, 900, delta=0.2, distance="linear")
     res = second.solve(method="cvx")
-    assert cvx._cached_build(4)[0]._cache.param_prog is compiled
+    assert cvx._PROGRAMS.kept(4)[-1][0]._cache.param_prog is compiled
     assert res.bound == pytest.approx(second.solve().bound, abs=1e-7)
 
 

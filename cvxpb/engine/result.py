@@ -34,8 +34,9 @@ solver's own words in ``message``; where no posterior came out, the bound is NaN
 
 
 def clipped_lower(lower: float) -> float:
-    """A proven lower bound on a risk's bound, as reported: at least 0, below which no
-    risk lies, and at most 1, where the reported bound is clipped.
+    """Clip a proven lower bound on a risk's bound to ``[0, 1]``.
+
+    No risk lies below 0, and the reported bound is clipped at 1.
 
     Parameters
     ----------

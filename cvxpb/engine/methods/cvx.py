@@ -82,6 +82,11 @@ class _Programs:
         self._lock = threading.Lock()
         self._free = OrderedDict()  # size -> programs no solve holds
 
+    def kept(self, size: int) -> list:
+        """The programs of ``size`` classifiers no solve holds now, as built."""
+        with self._lock:
+            return list(self._free.get(size, []))
+
     @contextmanager
     def lent(self, size: int):
         with self._lock:
