@@ -75,12 +75,12 @@ print(f"Clarabel: objective {by_hand.value:.6f} in {time.perf_counter() - start:
 # The same program from cvxpb
 # ---------------------------
 #
-# ``formulation()`` gives the program cvxpb solves with ``method="cvx"``: the same
+# ``formulation("cvx")`` gives the program cvxpb solves with ``method="cvx"``: the same
 # cone, stated in :math:`z = p^{-1/2} \circ q` with the data as CVXPY parameters, so
 # that a new set of risks re-solves without compiling again (DPP).
 
 problem = pb.BoundProblem(risks, m=m, delta=delta, distance="linear", prior=prior)
-program = problem.formulation()
+program = problem.formulation("cvx")
 program.solve(solver="CLARABEL")
 print("DCP and DPP:", program.is_dcp(dpp=True))
 print(f"cvxpb's formulation: objective {program.value:.6f}")

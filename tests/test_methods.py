@@ -192,7 +192,7 @@ def test_cvx_keeps_parameters_where_cvxpy_affords_them_and_agrees_beyond():
     for H in (50, DPP_MAX + 1000):
         risks = np.random.default_rng(H).uniform(0.02, 0.5, H)
         prob = pb.BoundProblem(risks, 1840, distance="linear")
-        program = prob.formulation()
+        program = prob.formulation("cvx")
         assert program.is_dcp(dpp=True)
         assert bool(program.parameters()) == (H <= DPP_MAX)
         cvx, exact = prob.solve("cvx"), prob.solve()

@@ -83,7 +83,7 @@ def test_result_is_a_frozen_record_with_its_bound_reevaluated():
 
 def test_formulation_is_the_dpp_socp_and_solving_it_gives_the_optimum():
     prob = pb.BoundProblem(RISKS, 300, distance="linear")
-    program = prob.formulation()
+    program = prob.formulation("cvx")
     assert isinstance(program, cp.Problem) and program.is_dcp(dpp=True)
     program.solve(solver="CLARABEL")
     assert program.value == pytest.approx(prob.solve().bound, abs=1e-7)
@@ -168,3 +168,24 @@ def test_solver_is_refused_where_no_solver_is_called(method):
         ValueError, match="calls no solver library; solver= applies to cvx, ccp, nlp"
     ):
         prob.solve(method, solver="ECOS")
+
+
+@pytest.mark.parametrize(
+    ("distance", "divergence"),
+    [(d, v) for v in ("chi2", "renyi", "kl") for d in ("linear", "sq", "kl")],
+)
+def test_formulation_without_a_method_is_that_of_the_method_solve_runs(distance, divergence):
+    """It defaulted to cvx, which refuses 8 of the 9 distance-divergence pairs."""
+    from cvxpb.engine.methods import METHODS, default_method
+
+    prob = pb.BoundProblem(
+        RISKS,
+        300,
+        distance=distance,
+        divergence=divergence,
+        alpha=3.0 if divergence == "renyi" else None,
+    )
+    program = prob.formulation()
+    assert program.is_dcp()
+    expected = METHODS[default_method(prob, {})].formulation(prob)
+    assert str(program.objective) == str(expected.objective)

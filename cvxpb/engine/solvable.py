@@ -9,16 +9,7 @@ from cvxpb.validation import check_choice
 
 
 class Solvable:
-    """A problem the registry's methods solve.
-
-    Attributes
-    ----------
-    program_method : str
-        The method whose program :meth:`formulation` gives by default (``cvx`` for a
-        :class:`cvxpb.BoundProblem`, ``declared`` for a declaration).
-    """
-
-    program_method = "declared"
+    """A problem the registry's methods solve."""
 
     def methods(self) -> list[str]:
         """List the methods that accept this problem, in the order :meth:`compare` runs them.
@@ -60,7 +51,8 @@ class Solvable:
         Parameters
         ----------
         method : str, optional
-            A method of :meth:`methods` (:attr:`program_method` by default): ``cvx``
+            A method of :meth:`methods`; by default the one ``solve(method=None)`` runs
+            (:func:`cvxpb.engine.methods.default_method`). ``cvx``
             and ``closed_form`` give the SOCP (the linear-distance chi2 bound, eq. 8,
             with parameters: DPP); ``ccp`` its subproblem at an iterate (``at=``);
             ``exact`` the program at ``mu=`` whose minimizers its family traces;
@@ -82,8 +74,8 @@ class Solvable:
             For a method that refuses the problem, or one that solves no convex
             program (``fixed_point``, ``nlp``), saying what it does instead.
         """
-        from cvxpb.engine.methods import METHODS
+        from cvxpb.engine.methods import METHODS, default_method
 
-        method = self.program_method if method is None else method
+        method = default_method(self, {}) if method is None else method
         check_choice(method, "method", METHODS)
         return METHODS[method].formulation(self, **at)
