@@ -91,7 +91,7 @@ def test_the_standard_forms_programs_are_a_declarations_too():
         mine, reference = declared.formulation(method, **at), ours.formulation(method, **at)
         _solved(mine), _solved(reference)
         assert mine.value == pytest.approx(reference.value, abs=1e-7)
-    program = declared.formulation(weights=[1.0, 0.5])  # the general search's
+    program = declared.formulation("declared", weights=[1.0, 0.5])  # the general search's
     assert program.is_dcp()
     with pytest.raises(ValueError, match='method="cvx"'):
         declared.formulation("cvx")

@@ -117,7 +117,7 @@ def _add_demo(sub) -> None:
     demo = sub.add_parser(
         "demo",
         formatter_class=FORMATTER,
-        help="the main job on WDBC, shipped with scikit-learn (about 5 seconds)",
+        help="the main job on WDBC, shipped with scikit-learn (it prints how long it took)",
         description="Train RBF SVMs over a grid of regularization parameters on WDBC, "
         "measure their risks on a validation part, and minimize every bound.",
     )
