@@ -156,7 +156,6 @@ class BoundProblem(Solvable):
             + f", constants={self.constants!r})"
         )
 
-
     def _order_is_chosen(self) -> bool:
         """Whether the divergence's order is the user's to choose (Renyi's): its term
         then carries the order in its name."""
