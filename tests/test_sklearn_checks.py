@@ -42,6 +42,7 @@ FITS_ON_FEW_EXAMPLES = [
     "check_fit2d_1feature",
     "check_dict_unchanged",
     "check_fit2d_predict1d",
+    "check_dtype_object",
 ]
 
 
