@@ -155,7 +155,7 @@ plt.show()
 # exact optimum: the gap column is each method's bound minus the certified minimum.
 
 for distance, problem in problems.items():
-    table = problem.compare(options={"nlp": {"max_seconds": 10}})
+    table = problem.compare()
     print(f"\n{distance} distance")
     print(
         table[["method", "bound", "gap", "support", "status"]].to_string(
