@@ -390,7 +390,7 @@ def _floors(problem, support=None):
     return float(np.min(problem.risks[on])), -np.inf if least is None else float(least)
 
 
-def _searched(family, bound, tol, evaluate, max_rounds, floors) -> _Search:
+def _searched(family, bound, tol, evaluate, max_rounds, floors=(-np.inf, -np.inf)) -> _Search:
     """The branch and bound, trusting the family's statistics; then the incumbent is
     evaluated from its posterior's own exact sums (O(H)). Where the statistics were off
     there by more than ``tol / 4`` (priors near 0 can do that), the search runs again
