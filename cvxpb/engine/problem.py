@@ -505,11 +505,27 @@ class BoundProblem(Solvable):
             True where that is proven; False where it is not, or the divergence states
             no ``least_value``.
         """
+        L, least = self.floors()
+        return bool(np.isfinite(least) and self.bound_function.at_least(L, least, 1.0))
+
+    def floors(self, support=None) -> tuple[float, float]:
+        """Give values no posterior's Gibbs risk and divergence argument are below.
+
+        Parameters
+        ----------
+        support : array_like, optional
+            The classifiers a posterior may weigh (those with prior mass by default).
+
+        Returns
+        -------
+        L : float
+            The least risk among them.
+        div : float
+            The divergence's ``least_value``, or ``-inf`` where it states none.
+        """
+        on = self.prior > 0 if support is None else support
         least = getattr(self.divergence_function, "least_value", None)
-        if least is None:
-            return False
-        L = float(np.min(self.risks[self.prior > 0]))
-        return bool(self.bound_function.at_least(L, float(least), 1.0))
+        return float(np.min(self.risks[on])), -np.inf if least is None else float(least)
 
     def vacuous_result(self, method: str) -> Result:
         """The Result of a problem whose bound is 1 at every posterior (:meth:`vacuous`).

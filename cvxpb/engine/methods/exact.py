@@ -382,14 +382,6 @@ def _evaluator(problem, family, support=None):
     return evaluate
 
 
-def _floors(problem, support=None):
-    """The least Gibbs risk and the divergence's least value (or ``-inf``), below which
-    no posterior's terms lie."""
-    on = problem.prior > 0 if support is None else support
-    least = getattr(problem.divergence_function, "least_value", None)
-    return float(np.min(problem.risks[on])), -np.inf if least is None else float(least)
-
-
 def _searched(family, bound, tol, evaluate, max_rounds, floors=(-np.inf, -np.inf)) -> _Search:
     """The branch and bound, trusting the family's statistics; then the incumbent is
     evaluated from its posterior's own exact sums (O(H)). Where the statistics were off
@@ -434,7 +426,7 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
     start = time.perf_counter()
     family = family_of(problem)
     evaluate = _evaluator(problem, family)
-    search = _searched(family, problem.bound_function, tol, evaluate, max_rounds, _floors(problem))
+    search = _searched(family, problem.bound_function, tol, evaluate, max_rounds, problem.floors())
     posterior = family.posterior(search.best_x)
     seconds = time.perf_counter() - start
     result = problem.result_from_posterior(
@@ -492,7 +484,7 @@ def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 20
         raise ValueError("support must be a non-empty set of classifiers with prior mass")
     family = family_of(problem, support)
     evaluate = _evaluator(problem, family, support)
-    floors = _floors(problem, support)
+    floors = problem.floors(support)
     search = _searched(family, problem.bound_function, tol, evaluate, max_rounds, floors)
     posterior = np.zeros(problem.H)
     posterior[support] = family.posterior(search.best_x)
