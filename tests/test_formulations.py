@@ -95,3 +95,47 @@ def test_the_standard_forms_programs_are_a_declarations_too():
     assert program.is_dcp()
     with pytest.raises(ValueError, match='method="cvx"'):
         declared.formulation("cvx")
+
+
+def _mapped_back(program):
+    """The bound at the program's minimizer, solved tightly."""
+    return _solved(program).bound()
+
+
+@pytest.mark.parametrize(("distance", "divergence", "alpha"), PAIRS)
+def test_each_program_maps_back_to_its_methods_bound(distance, divergence, alpha):
+    """Solved where each method states it by default (its own optimum), the program's
+    minimizer is the method's posterior: mapped back, it gives the method's bound. The
+    bound's slope in the posterior is at most about 1, so a minimizer 1e-6 off moves the
+    bound by about 1e-6 at most; at the optimum the first order vanishes, so much less."""
+    problem = _problem(distance, divergence, alpha)
+    for method in problem.methods():
+        if method in ("fixed_point", "nlp"):
+            continue
+        program = problem.formulation(method)
+        assert program.is_dcp()
+        result = problem.solve(method)
+        assert _mapped_back(program) == pytest.approx(result.bound, abs=1e-6), method
+        # and the posteriors agree: within sqrt(gap / curvature) of each other, ~1e-3
+        assert np.abs(program.posterior() - result.posterior).sum() <= 1e-3, method
+
+
+def test_a_declaration_maps_back_to_its_own_bound():
+    """A declaration reaches the methods of its standard form; the bound its programs map
+    back to is the declared one, as ``Minimize.solve`` reports it."""
+    q = pb.Posterior(PRIOR)
+    declared = pb.Minimize(2 * mv.first_order(q, RISKS, 300, 0.05, "kl", "kl"))  # scale 2
+    for method in ("exact", "ccp", "declared"):
+        bound = _mapped_back(declared.formulation(method))
+        assert bound == pytest.approx(declared.solve(method).bound, abs=1e-6), method
+
+
+def test_the_default_program_is_not_the_bound_until_mapped_back():
+    """The exact method's program at its optimum has a value of its own (a weighted sum),
+    which is not the bound; ``bound()`` is."""
+    problem = _problem("kl", "kl", None)
+    program = _solved(problem.formulation("exact"))
+    assert abs(program.value - problem.solve().bound) > 1e-3
+    assert program.bound() == pytest.approx(problem.solve().bound, abs=1e-7)
+    with pytest.raises(ValueError, match="solve the program first"):
+        problem.formulation("exact").bound()

@@ -61,12 +61,16 @@ class Solvable:
             derived for one bound through its standard form (a positive factor of the
             bound does not move its minimizers).
         **at
-            Where the program is taken, as the method states it.
+            Where the program is taken, as the method states it; by default at the
+            method's own optimum (the problem is solved first), where the program's
+            minimizer is the method's posterior.
 
         Returns
         -------
-        cvxpy.Problem
-            The program, DCP.
+        cvxpb.engine.formulation.Formulation
+            The program, DCP: a ``cvxpy.Problem`` whose ``bound()``, once it is solved,
+            maps its minimizer back to the bound (the program's own value is a weighted
+            sum or an epigraph, not the bound).
 
         Raises
         ------

@@ -168,6 +168,24 @@ class Family:
         """
         raise NotImplementedError
 
+    def program_weight(self, parameter: float) -> float:
+        """Give the ``mu`` at which the member at ``parameter`` solves the family's program.
+
+        The program is ``min l @ q + mu core(q)`` on the simplex, ``core`` the
+        divergence's (:meth:`cvxpb.Divergence.expr`).
+
+        Parameters
+        ----------
+        parameter : float
+            The family's parameter (``nu`` or ``beta``), as a certificate reports it.
+
+        Returns
+        -------
+        float
+            The weight, at least 0 (0 and inf at the family's two limits).
+        """
+        raise NotImplementedError
+
     def support_size(self, x):
         """Count the distinct risk values the posterior at ``v = x`` puts mass on.
 
@@ -275,6 +293,15 @@ class NuFamily(Family):
 
     def parameter_value(self, x):
         return self.nu(x)
+
+    def program_weight(self, parameter: float) -> float:
+        # q = p (nu - l)_+^e / Z is stationary for l @ q + mu sum p^(1-a) q^a, a = 1 + 1/e,
+        # where l_i + mu a (nu - l_i) / Z^(a-1) is constant: mu = Z^(a-1) / a
+        a = 1 + 1 / self.e
+        with np.errstate(divide="ignore"):
+            gaps = np.log(np.clip(parameter - self.risks, 0, None))
+            log_z = logsumexp(np.log(self.prior) + self.e * gaps)
+        return float(np.exp((a - 1) * log_z) / a)
 
     def nu(self, x):
         """Evaluate ``nu = u_1 + scale exp(x)``.
@@ -545,6 +572,10 @@ class GibbsFamily(Family):
 
     def parameter_value(self, x):
         return self.beta(x)
+
+    def program_weight(self, parameter: float) -> float:
+        # p exp(-beta l) / Z minimizes l @ q + KL(q, p) / beta
+        return float(np.inf if parameter == 0 else 1 / parameter)
 
     def beta(self, x):
         """Evaluate ``beta = scale exp(x)``.

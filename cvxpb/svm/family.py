@@ -107,6 +107,7 @@ class SVMFamily:
         if svms:
             vectors = np.concatenate([self.estimators[i].support_vectors_ for i in svms])
             union, where = np.unique(vectors, axis=0, return_inverse=True)
+            where = where.reshape(-1)  # NumPy 2.0.0 returns it with shape (n, 1)
             kernel = rbf_kernel(X, union, gamma=self.gamma)
             starts = np.cumsum([0, *(self.estimators[i].support_vectors_.shape[0] for i in svms)])
             decisions = {

@@ -171,6 +171,26 @@ class Minimize(Solvable):
         search = ParetoSearch(self.bound, self.terms, self.signs)
         return search.program(list(zip(self.terms, weights.tolist(), strict=True)))[0]
 
+    def supporting_weights(self, q) -> np.ndarray:
+        """Give the bound's slopes in its oriented terms at ``q``.
+
+        At these weights :meth:`scalarized` is the bound's linearization at ``q``. A
+        minimizer of the bound over the convex set its terms reach satisfies the
+        first-order condition, so it minimizes the terms weighted by these slopes.
+
+        Parameters
+        ----------
+        q : array_like
+            A posterior over the voters.
+
+        Returns
+        -------
+        ndarray
+            One weight per term, at least 0, in the order of :attr:`terms`.
+        """
+        q = check_distribution(real_array(q, "q"), self.posterior.size, "q")
+        return ParetoSearch(self.bound, self.terms, self.signs).slopes(q, self.terms)
+
     def explain(self, standard_form: bool = True) -> str:
         """Explain the declaration: its terms, the composition rule and the method.
 

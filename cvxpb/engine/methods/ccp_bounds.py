@@ -176,26 +176,33 @@ def start_point(problem, q, other, q0):
     return point
 
 
-def formulation(problem, at="uniform"):
+def formulation(problem, at=None):
     """The DCP subproblem the CCP solves at the iterate ``at``.
 
     Parameters
     ----------
     problem : BoundProblem
         The problem.
-    at : {"uniform", "prior"} or array_like, default="uniform"
-        The iterate (a posterior over all classifiers), as :func:`solve`'s ``initial``.
+    at : {"uniform", "prior"} or array_like, optional
+        The iterate (a posterior over all classifiers), as :func:`solve`'s ``initial``;
+        by default the posterior the CCP ends at (``problem.solve(method="ccp")``), a
+        fixed point: the subproblem's minimizer is that posterior again.
 
     Returns
     -------
-    cvxpy.Problem
+    cvxpb.engine.formulation.Formulation
         :func:`formulate`'s program with its concave parts linearized at ``at``
         (:func:`cvxpb.engine.methods.ccp.subproblem`); its variable ``q`` is the next
-        iterate on the positive-prior classifiers.
+        iterate on the positive-prior classifiers, and ``bound()`` the bound there.
     """
+    from cvxpb.engine.formulation import Formulation
+
     refuse(problem, "ccp")
+    if at is None:
+        at = problem.solve(method="ccp").posterior
     dc, q, other = formulate(problem)
-    return ccp.subproblem(dc, start_point(problem, q, other, _initial_q(problem, at)))
+    program = ccp.subproblem(dc, start_point(problem, q, other, _initial_q(problem, at)))
+    return Formulation(program, problem, q, problem.prior > 0)
 
 
 def _full(problem, q_support):

@@ -224,12 +224,15 @@ def formulation(problem) -> cp.Problem:
 
     Returns
     -------
-    cvxpy.Problem
-        The SOCP (not cached, so the caller may change it).
+    cvxpb.engine.formulation.Formulation
+        The SOCP (not cached, so the caller may change it); its ``bound()`` after a
+        solve is the bound at its posterior ``sqrt(p) z``.
     """
+    from cvxpb.engine.formulation import Formulation
+
     refuse(problem, "cvx")
-    with _program(problem, _support(problem), cached=False) as (program, _):
-        return program
+    with _program(problem, _support(problem), cached=False) as (program, q):
+        return Formulation(program, problem, q, problem.prior > 0)
 
 
 def check_solver_options(solver: str, options: dict) -> None:

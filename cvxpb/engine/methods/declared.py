@@ -12,6 +12,8 @@ checking each other checks the engine. The problem reports what the search found
 
 from __future__ import annotations
 
+import numpy as np
+
 TAKES_DECLARATIONS = True  # every problem, not only one bound's standard form
 HANDLES = "searches any declaration"
 
@@ -43,14 +45,24 @@ def formulation(problem, weights=None):
     problem : cvxpb.Minimize or cvxpb.BoundProblem
         The problem.
     weights : sequence of float, optional
-        One weight per term of the declaration (:meth:`cvxpb.Minimize.scalarized`).
+        One weight per term of the declaration (:meth:`cvxpb.Minimize.scalarized`); by
+        default the bound's slopes in its terms at the posterior ``solve()`` returns
+        (:meth:`cvxpb.Minimize.supporting_weights`), where that posterior minimizes
+        the program.
 
     Returns
     -------
-    cvxpy.Problem
-        The program, DCP.
+    cvxpb.engine.formulation.Formulation
+        The program, DCP; ``bound()`` after a solve is the bound at its minimizer.
     """
-    return problem.declared().scalarized(weights)
+    from cvxpb.engine.formulation import Formulation
+
+    declared = problem.declared()
+    if weights is None:
+        weights = declared.supporting_weights(problem.solve(method="declared").posterior)
+    program = declared.scalarized(weights)
+    q = program.variables()[0]
+    return Formulation(program, problem, q, np.ones(q.size, dtype=bool))
 
 
 def solve(

@@ -61,7 +61,7 @@ def refusal(problem) -> str | None:
     )
 
 
-def formulation(problem, mu: float = 1.0):
+def formulation(problem, mu: float | None = None):
     """The scalarized program whose minimizers the family traces, at ``mu``.
 
     Every optimal posterior solves ``min_q l @ q + mu core(q)`` on the simplex for some
@@ -73,25 +73,42 @@ def formulation(problem, mu: float = 1.0):
     ----------
     problem : BoundProblem
         The problem.
-    mu : float, default=1.0
-        The weight of the divergence's core, above 0.
+    mu : float, optional
+        The weight of the divergence's core, above 0; by default the weight at the
+        optimum (``problem.solve(method="exact")``: its certificate's parameter, through
+        :meth:`cvxpb.pac_bayes.families.Family.program_weight`), so that the program's
+        minimizer is the optimal posterior.
 
     Returns
     -------
-    cvxpy.Problem
+    cvxpb.engine.formulation.Formulation
         The program on the positive-prior classifiers, DCP: a quadratic for
-        chi-squared, exponential cones for KL, power cones for Renyi.
+        chi-squared, exponential cones for KL, power cones for Renyi; ``bound()``
+        after a solve is the bound at its minimizer.
     """
     import cvxpy as cp
 
+    from cvxpb.engine.formulation import Formulation
+
     refuse(problem, "exact")
+    mu = _optimal_weight(problem) if mu is None else mu
     check_positive(mu, "mu")
     support = problem.prior > 0
     p = problem.prior[support]
     q = cp.Variable(p.size, nonneg=True, name="q")
     core = problem.divergence_function.expr(q, p)
     objective = problem.risks[support] @ q + mu * core
-    return cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1])
+    return Formulation(cp.Problem(cp.Minimize(objective), [cp.sum(q) == 1]), problem, q, support)
+
+
+def _optimal_weight(problem) -> float:
+    """The ``mu`` of :func:`formulation` at the exact method's optimum; where the optimum is
+    a limit of the family (the prior, or the least-risk face), a weight near that limit."""
+    certificate = problem.solve(method="exact").certificate
+    if certificate is None or certificate.value is None:  # vacuous: every weight maps to 1
+        return 1.0
+    weight = family_of(problem).program_weight(certificate.value)
+    return float(np.clip(weight, 1e-9, 1e9))
 
 
 def family_of(problem, support=None):

@@ -272,7 +272,9 @@ class ModuleMethod(Method):
             return Method.formulation(self, problem, **at)
         if self._declarations():
             return self.module.formulation(problem, **at)
-        return self.module.formulation(problem.standard_form().problem, **at)
+        program = self.module.formulation(problem.standard_form().problem, **at)
+        program.problem = problem  # the posterior maps back to the declared bound
+        return program
 
 
 def refuse(problem, name: str) -> None:
