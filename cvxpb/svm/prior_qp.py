@@ -31,6 +31,7 @@ from scipy.linalg import cho_factor, cho_solve
 
 FREE = 1e-8  # a multiplier this far inside (0, C), relative to C, is free
 RIDGE = 1e-13  # Newton systems get this times the largest diagonal entry added
+CONIC_START_ROUNDS = 5  # rounds after which an interior-point solution restarts box_qp
 
 
 def kernel_factor(K, jitter=1e-10) -> np.ndarray:
@@ -114,11 +115,38 @@ def box_qp(H, v, C, tol=1e-10, max_rounds=1000, iterations=None, a0=None):
         return active, 0, True
     iterations = 10 * n if iterations is None else iterations
     for rounds in range(1, max_rounds + 1):
+        if rounds == CONIC_START_ROUNDS + 1:
+            a = _conic_start(H, v, C, a)
         a = _greedy_coordinate_ascent(H, v, C, a, iterations, tol * scale)
         a = _newton_to_the_box(H, v, C, a, ridge)
         if optimal(a):
             return a, rounds, True
     return a, max_rounds, False
+
+
+def _conic_start(H, v, C, a):
+    """Clarabel's solution of the box QP where it is better than ``a``, else ``a``.
+
+    On an ill-conditioned ``H`` (a wide kernel, a large ``C``) the coordinate and Newton
+    rounds may take hundreds of rounds to settle the active set (a round is a Cholesky
+    factor, 0.1-0.4 s at 300 examples); an interior-point solution is near the optimum
+    in a fraction of a second, and the rounds from it end at the same tolerance.
+    """
+    x = cp.Variable(v.size)
+    factor = kernel_factor(H)
+    program = cp.Problem(cp.Maximize(v @ x - cp.sum_squares(factor.T @ x) / 2), [x >= 0, x <= C])
+    try:
+        program.solve(solver="CLARABEL")
+    except cp.error.SolverError:
+        return a
+    if x.value is None:
+        return a
+    start = np.clip(x.value, 0, C)
+
+    def value(point):
+        return float(v @ point - point @ (H @ point) / 2)
+
+    return start if value(start) > value(a) else a
 
 
 def _active_set(H, v, C, a, ridge, max_iter=50):
