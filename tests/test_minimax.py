@@ -1,5 +1,7 @@
 """Farnia & Tse (2016): the estimators: scikit-learn's checks, and the GLMs they must reduce to."""
 
+import inspect
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -53,6 +55,12 @@ def data():
     return X, y, target
 
 
+# the l1 penalty: l1_ratio=1 from scikit-learn 1.8, where penalty= is deprecated; before
+# it, l1_ratio is read only with penalty="elasticnet" and the default penalty is l2
+_PENALTY = inspect.signature(LogisticRegression).parameters["penalty"].default
+_L1 = {"penalty": "l1"} if _PENALTY == "l2" else {"l1_ratio": 1}
+
+
 def _relative(a, b):
     return abs(a - b) / max(abs(b), 1e-12)
 
@@ -63,7 +71,7 @@ def test_log_loss_with_linf_moments_is_l1_logistic_regression(data):
     eps = 0.02
     clf = MinimaxClassifier(loss="log", norm="linf", eps=eps, fit_intercept=False).fit(X, y)
     lr = LogisticRegression(
-        l1_ratio=1,
+        **_L1,
         C=1 / (120 * eps),
         solver="liblinear",
         fit_intercept=False,

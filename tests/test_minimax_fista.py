@@ -124,11 +124,14 @@ def test_the_conic_lasso_is_polished_to_the_exact_zeros_of_the_optimum(monkeypat
     polished_loss = model.worst_case_loss_
     monkeypatch.setattr(estimators, "polish", lambda Xa, B, *program: B)
     raw = model.fit(X, y).A_.copy()
-    assert polished_loss <= model.worst_case_loss_  # never worse than the conic solution
+    raw_loss = model.worst_case_loss_
+    assert polished_loss <= raw_loss  # never worse than the conic solution
     fast = model.set_params(solver="fista").fit(X, y).A_
     assert np.count_nonzero(raw) > np.count_nonzero(polished)  # interior point: no zeros
     assert np.array_equal(polished != 0, fast != 0)  # the optimum's support, exactly
-    assert polished == pytest.approx(raw, abs=1e-5)
+    # and the same optimum: the conic solution is within Clarabel's default gap (1e-8
+    # relative) of it (its coefficients, 1e-5 apart or more, depend on the release)
+    assert raw_loss - polished_loss <= 1e-7 * polished_loss
     auto = MinimaxClassifier(loss="log", norm="linf", eps=0.03).fit(X, y)  # skglm
     assert auto.route_ == "skglm"
     assert np.array_equal(auto.A_ != 0, polished != 0)

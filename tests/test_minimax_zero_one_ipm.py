@@ -102,6 +102,7 @@ def _intercepts_pinned(y, pairs, classes):
     i, j = pairs
     wrong = j != y[i]
     edges = csr_matrix((np.ones(wrong.sum()), (j[wrong], y[i][wrong])), shape=(classes,) * 2)
+    edges.sum_duplicates()  # SciPy 1.13's strong components never return on duplicates
     return connected_components(edges, directed=True, connection="strong")[0] == 1
 
 

@@ -164,3 +164,15 @@ def test_certificates_lie_in_zero_to_the_bound(H, tiny, m, delta, pair, seed):
     problem = pb.BoundProblem(risks, m, delta, *pair, alpha=alpha)
     res = problem.solve("exact")
     assert 0.0 <= res.certificate.lower_bound <= res.bound
+
+
+def test_the_declared_search_takes_the_shortcut_too():
+    """Found by hypothesis on another release: one classifier of risk 1, m = 1, kl and
+    chi-squared. The declared search (which takes declarations, not the standard form)
+    closed it with a lower bound of 1 - 9e-16; certified at once, it is 1."""
+    problem = pb.BoundProblem(
+        np.array([1.0]), m=1, delta=float(np.exp(-1.0)), distance="kl", divergence="chi2"
+    )
+    assert problem.vacuous()
+    res = problem.solve("declared")
+    assert res.status == "optimal" and res.bound == 1.0 and res.certificate.lower_bound == 1.0

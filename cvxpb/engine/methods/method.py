@@ -235,11 +235,11 @@ class ModuleMethod(Method):
         return own(form.problem) if own is not None else None
 
     def solve(self, problem, **options):
+        form = problem.standard_form()
+        if form is not None and form.scale >= 1 and form.problem.vacuous():  # 1 everywhere
+            return problem.from_standard_form(form, form.problem.vacuous_result(self.name))
         if self._declarations():
             return self.module.solve(problem, **options)
-        form = problem.standard_form()
-        if form.scale >= 1 and form.problem.vacuous():  # 1 everywhere: certified at once
-            return problem.from_standard_form(form, form.problem.vacuous_result(self.name))
         tol = options.get("tol")
         if self.certifies and form.scale != 1 and isinstance(tol, Real) and tol > 0:
             options = {**options, "tol": tol / form.scale}  # the gap asked is the declared's
