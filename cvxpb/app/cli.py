@@ -108,7 +108,11 @@ def _add_solve(sub) -> None:
         "--compare", action="store_true", help="every applicable method against the exact optimum"
     )
     solve.add_argument(
-        "--nlp-seconds", type=float, default=30.0, help="time budget of the NLP method in --compare"
+        "--nlp-seconds",
+        type=float,
+        default=None,
+        help="a time budget of the NLP method in --compare (none by default: its iteration "
+        "budget bounds it, so the table does not depend on the machine's load)",
     )
     solve.set_defaults(run=_command("cmd_solve"))
 
