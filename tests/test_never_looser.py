@@ -152,3 +152,62 @@ def test_every_bound_at_or_below_its_papers(model):
                 assert ours == pytest.approx(min(value, 1.0), abs=1e-9)
             if name == "pac_bound_2":  # the paper's supremum, found from inside
                 assert ours >= min(value, 1.0) - 1e-12
+
+
+def _paper_split_kl(stats_pairs, q, mu, n, delta):
+    """Wu and Seldin's split-kl bound on the vote at one ``mu`` chosen in advance: two kl
+    inequalities at ``delta / 2`` with ``2 sqrt(n)``, the loss split at its middle value,
+    and Chebyshev-Cantelli's ``E[(Z - mu)^2] / (1/2 - mu)^2``."""
+    T = q @ stats_pairs["tandem"] @ q
+    one, none = q @ stats_pairs["one"] @ q, q @ stats_pairs["none"] @ q
+    K = float(np.sum(np.where(q > 0, q * np.log(np.where(q > 0, q, 1) * q.size), 0.0)))
+    eps = (2 * K + math.log(2 * 2 * math.sqrt(n) / delta)) / n
+    if mu >= 0:
+        a, m, b, rate = -mu * (1 - mu), mu**2, (1 - mu) ** 2, one
+    else:
+        a, m, b, rate = mu**2, -mu * (1 - mu), (1 - mu) ** 2, none
+    second = m + (b - m) * upper(T, eps) - (m - a) * lower(rate, eps)
+    return second / (0.5 - mu) ** 2
+
+
+def _least_over(f, grid):
+    """``min f`` over an interval: the grid's least point, refined between its neighbours."""
+    values = [f(x) for x in grid]
+    k = int(np.argmin(values))
+    a, b = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
+    found = minimize_scalar(f, bounds=(min(a, b), max(a, b)), method="bounded",
+                            options={"xatol": 1e-12})  # fmt: skip
+    return min(values[k], found.fun)
+
+
+@pytest.mark.parametrize("side", ["nonnegative", "negative"])
+@pytest.mark.parametrize("seed", range(3))
+def test_split_kl_with_its_side_chosen_in_advance_is_at_or_below_the_papers(side, seed):
+    """Out of bag, 20 voters whose pairs share 30 to 71 examples (below 72, where both
+    sides together cost more than one side of the paper's): with the side chosen in
+    advance, ours is at or below the paper's bound at every mu of that side, at the
+    uniform and at random posteriors."""
+    import cvxpb as pb
+    from cvxpb.ensemble import bounds as mv
+    from cvxpb.ensemble.pairs import PairErrors
+
+    rng = np.random.default_rng(seed)
+    errors = (rng.random((300, 20)) < rng.uniform(0.0, 0.06, 20)).astype(float)
+    pairs = PairErrors(errors, seen=rng.random((300, 20)) < 0.47)
+    assert 30 < pairs.n < 72 and not pairs.shared
+    stats = {"tandem": pairs.tandem, "one": pairs.one_error(), "none": pairs.no_error()}
+    mus = np.linspace(0, 0.499, 500) if side == "nonnegative" else -np.geomspace(1e-4, 20, 500)
+    for q in [np.full(20, 0.05), *rng.dirichlet(np.full(20, 0.5), 3)]:
+        posterior = pb.Posterior.uniform(20)  # the prior; the bound is read at q
+        ours = pb.Minimize(mv.split_kl(posterior, pairs, DELTA, side=side)).value_at(q)
+        paper = _least_over(lambda mu, q=q: _paper_split_kl(stats, q, mu, pairs.n, DELTA), mus)
+        assert paper < 1  # a bound worth comparing
+        assert ours <= paper + 1e-12, (side, ours, paper)
+
+
+def test_both_sides_cost_more_than_one_of_the_papers_below_72_examples_only():
+    """The docstring's crossover: 3 xi(n) > 4 sqrt(n) exactly for n < 72."""
+    from cvxpb.numerics.maurer import log_xi
+
+    for n in [*range(1, 2001), 10**4, 10**5, 10**6]:
+        assert (math.log(3) + log_xi(n) > math.log(4 * math.sqrt(n))) == (n < 72), n
