@@ -170,3 +170,14 @@ def test_words_become_objects_at_the_edge():
 def test_bad_words_are_value_errors_naming_the_argument(name, alpha, message):
     with pytest.raises(ValueError, match=message):
         as_divergence(name, alpha)
+
+
+def test_kl_rounding_covers_a_ratio_one_ulp_from_one():
+    """Found by hypothesis on another release: q = (1,), p one ulp below 1. The ratio
+    rounds to 1 + 2 eps, so the computed KL is 2.2e-16 against 1.1e-16: the stated
+    rounding error must cover the ratio's rounding, not only the logarithms' sizes."""
+    q, p = np.array([1.0]), np.array([np.nextafter(1.0, 0.0)])
+    kl = OBJECTS[IDS.index("kl")]
+    exact = mpmath.log(1 / mpmath.mpf(p[0]))
+    assert abs(mpmath.mpf(kl.value(q, p)) - exact) <= kl.rounding_error(q, p)
+    assert mpmath.mpf(kl.core(q, p, -1)) <= exact <= mpmath.mpf(kl.core(q, p, +1))

@@ -1,10 +1,12 @@
 """scikit-learn's estimator checks, run as scikit-learn runs them on its own estimators.
 
-Every check passes but those a method cannot meet, each listed with its reason: the
-majority vote's default measures its voters out of bag, and on the checks' 20 to 30
-examples 100 bootstrap trees leave pairs of voters with no common out-of-bag example,
-whose tandem rate cannot be measured; the fit refuses, naming the pair and what to do.
-The same vote measured on a held-out split passes them all.
+Every check passes but where a method cannot meet it, for a stated reason: the majority
+vote's default measures its voters out of bag, and on the checks' 20 to 30 examples 100
+bootstrap trees leave pairs of voters with no common out-of-bag example, whose tandem
+rate cannot be measured; the fit refuses, naming the pair and what to do. A check that
+meets that refusal is an expected failure (which checks do depends on the data each
+release of scikit-learn draws); any other failure fails. The same vote measured on a
+held-out split passes them all.
 """
 
 import warnings
@@ -22,33 +24,16 @@ OUT_OF_BAG_ON_FEW_EXAMPLES = (
     "out of bag on the check's few examples: a pair of the 100 trees shares no "
     "out-of-bag example, and fit says so (validation='split' passes this check)"
 )
-FITS_ON_FEW_EXAMPLES = [
-    "check_fit_score_takes_y",
-    "check_estimators_overwrite_params",
-    "check_dont_overwrite_parameters",
-    "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input",
-    "check_n_features_in_after_fitting",
-    "check_estimators_dtypes",
-    "check_pipeline_consistency",
-    "check_estimators_nan_inf",
-    "check_estimators_pickle",
-    "check_f_contiguous_array_estimator",
-    "check_classifier_data_not_an_array",
-    "check_classifiers_classes",
-    "check_supervised_y_2d",
-    "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance",
-    "check_fit2d_1feature",
-    "check_dict_unchanged",
-    "check_fit2d_predict1d",
-]
+REFUSAL = "share no out-of-bag example"  # fit's words for it
 
 
-def _expected_failures(estimator):  # each fails there; their passing would be news
-    if isinstance(estimator, MajorityVoteClassifier) and estimator.validation == "oob":
-        return dict.fromkeys(FITS_ON_FEW_EXAMPLES, OUT_OF_BAG_ON_FEW_EXAMPLES)
-    return {}
+def _refused_out_of_bag(err: BaseException) -> bool:
+    """Whether ``err`` (or what it was raised from) is fit's refusal of such a pair."""
+    while err is not None:
+        if REFUSAL in str(err):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
 
 
 QUICK = [
@@ -72,13 +57,22 @@ def _run(estimator, check):
         check(estimator)
 
 
-@parametrize_with_checks(QUICK, expected_failed_checks=_expected_failures)
+@parametrize_with_checks(QUICK)
 def test_sklearn_checks(estimator, check):
-    _run(estimator, check)
+    """Every check passes, but where the out-of-bag vote's fit refuses the check's few
+    examples (which checks meet that depends on the data each release of scikit-learn
+    draws): an expected failure, for that reason only."""
+    try:
+        _run(estimator, check)
+    except Exception as err:
+        out_of_bag = isinstance(estimator, MajorityVoteClassifier) and estimator.validation == "oob"
+        if out_of_bag and _refused_out_of_bag(err):
+            pytest.xfail(OUT_OF_BAG_ON_FEW_EXAMPLES)
+        raise
 
 
 @pytest.mark.slow
-@parametrize_with_checks(LONG, expected_failed_checks=_expected_failures)
+@parametrize_with_checks(LONG)
 def test_sklearn_checks_of_the_long_fits(estimator, check):
     _run(estimator, check)
 

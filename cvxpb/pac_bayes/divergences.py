@@ -529,10 +529,13 @@ class KLDivergence(Divergence):
         return exact_sum(terms) if np.all(np.isfinite(terms)) else math.inf
 
     def rounding_error(self, q, p) -> float:
-        # A bound on the absolute rounding error of :meth:`value` (terms of both signs).
+        # A bound on the absolute rounding error of :meth:`value` (terms of both signs):
+        # each term's logarithm is off by its ratio's rounding (``q_i`` times EPS, which
+        # is all there is where q_i = p_i to a few ulps) and its own (relative to the
+        # sizes of ``log q_i`` and ``log p_i``)
         q, p = np.asarray(q, dtype=float), np.asarray(p, dtype=float)
         on = q > 0
-        size = np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(p[on]))
+        size = q[on] + np.abs(q[on] * np.log(q[on])) + np.abs(q[on] * np.log(p[on]))
         return 16 * EPS * exact_sum(size) + 1e-300
 
     def core(self, q, p, rounding: int = 0) -> float:
