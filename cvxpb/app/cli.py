@@ -26,7 +26,7 @@ RUN_TIMES = {
     "stochastic-svm": "--dataset wdbc,bupa takes about 15 s",
     "stochastic-svm-appendix": "on the committed H = 1990 run (8 datasets) about 2.5 minutes",
     "minimax": "--dataset hepatitis,crx --runs 20 takes about 1 minute",
-    "prior-svm": "--dataset pima --runs 5 takes about 10 minutes (35 grid cells a run)",
+    "prior-svm": "--dataset pima --runs 5 takes about 6 minutes (35 grid cells a run)",
     "slt-gp": "--setting latent_gp --repeats 10 takes about 35 s (40 GP fits)",
     "majority-vote": "--dataset spambase,splice --runs 1 takes about 40 s (11 bounds)",
 }
