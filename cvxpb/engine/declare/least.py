@@ -121,22 +121,12 @@ class LeastOf(Solvable):
         ValueError
             Pointing at the parts' programs.
         """
-        raise _no_program()
+        raise ValueError(
+            "the least of several bounds searches each part on its own: ask a part for its "
+            "program, problem.parts[k].formulation(weights=...)"
+        )
 
-    def supporting_weights(self, q):
-        """Refuse: each part has its own slopes, the union none of its own.
-
-        Parameters
-        ----------
-        q : array_like
-            Unused.
-
-        Raises
-        ------
-        ValueError
-            Pointing at the parts' programs.
-        """
-        raise _no_program()
+    supporting_weights = scalarized  # no program, so no weights of one either
 
     def kkt_residual(self, q) -> float:
         """Measure no KKT residual: the least of several bounds is not differentiable.
@@ -292,10 +282,3 @@ def _weakest(statuses) -> str:
     """The status that proves least: "local" before "optimal_inaccurate" before
     "optimal"."""
     return min(statuses, key=lambda s: STATUS_STRENGTH.index(s) if s in STATUS_STRENGTH else -1)
-
-
-def _no_program() -> ValueError:
-    return ValueError(
-        "the least of several bounds searches each part on its own: ask a part for its "
-        "program, problem.parts[k].formulation(weights=...)"
-    )
