@@ -294,6 +294,7 @@ def test_any_solver_exception_is_a_status_with_the_solvers_message(monkeypatch):
         raise MemoryError("13 GiB")
 
     monkeypatch.setattr(cvx, "build", out_of_memory)  # what a solve builds its program with
+    monkeypatch.setattr(cvx, "_PROGRAMS", cvx._Programs())  # none kept from other tests
     res = problem(distance="linear").solve("cvx")
     assert res.status == "solver_failed" and "MemoryError: 13 GiB" in res.message
     assert math.isnan(res.bound)
