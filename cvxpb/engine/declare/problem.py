@@ -13,6 +13,7 @@ from cvxpb.engine.declare.least import LeastOf
 from cvxpb.engine.declare.local import WeightSearch
 from cvxpb.engine.declare.pareto import ParetoSearch, Values
 from cvxpb.engine.declare.polish import polish
+from cvxpb.engine.declare.segment import SegmentSearch
 from cvxpb.engine.declare.standard import standard_form
 from cvxpb.engine.declare.terms import GibbsRisk
 from cvxpb.engine.declare.vertices import VertexSearch
@@ -52,6 +53,8 @@ class Found:
         The declaration's terms.
     method : str
         The method that searched (``declared``, or the search it was asked for).
+    steps : str
+        What ``solves`` counts.
     """
 
     value: float
@@ -63,6 +66,7 @@ class Found:
     seconds: float
     terms: int
     method: str = "declared"
+    steps: str = "scalarized programs"
 
 
 class Minimize(Solvable):
@@ -534,7 +538,8 @@ class Minimize(Solvable):
         vertex = kind != "weight"  # the weight search where asked, else the certified one
         how = {"rtol": rtol, "cutoff": cutoff, "vertex": vertex}
         best, lower, search = self._search(n, tol, max_solves, solver, **how)
-        certified = n <= 2 or isinstance(search, VertexSearch)
+        on_segment = isinstance(search, SegmentSearch)
+        certified = n <= 2 or isinstance(search, (VertexSearch, SegmentSearch))
         solves = len(search.solved)
         relaxed = [t for t in self.terms if search.convex[t] is not None]
 
@@ -555,9 +560,12 @@ class Minimize(Solvable):
         if local:
             best = self._polished(best, search, tol)
         _checked(best.value, "the posterior found")
-        mu = best.mu if n == 2 else None  # the weight of the second term in min A + mu B
+        # the weight of the second term in min A + mu B
+        mu = best.mu if n == 2 and not on_segment else None
         seconds = time.perf_counter() - start
-        return Found(best.value, best.q, lower, solves, mu, local, seconds, n, kind or "declared")
+        steps = "posteriors on the segment" if on_segment else "scalarized programs"
+        how = (mu, local, seconds, n, kind or "declared", steps)
+        return Found(best.value, best.q, lower, solves, *how)
 
     def _polished(self, best, search, tol):
         """``best`` moved by mirror descent on the bound where that lowers it, rounded
@@ -597,7 +605,7 @@ class Minimize(Solvable):
         form = self.standard_form()
         if form is not None and form.scale == 1:  # reported as its methods report it
             return form.problem.report_search(found, tol, rtol)
-        parameter = "mu" if found.terms == 2 else None  # one program, or several weights
+        parameter = "mu" if found.mu is not None else None  # one program, or several weights
         result = self.result_from_posterior(  # the formula at the posterior, as value_at
             found.q,
             certificate=Certificate(parameter, found.mu, None, found.lower, 0.0),
@@ -612,7 +620,7 @@ class Minimize(Solvable):
         local = found.local or not proven
         status = "optimal" if optimal else "local" if local else "optimal_inaccurate"
         gap_note = f"certified gap {gap:.3g}" if proven else "no finite lower bound proven"
-        message = f"{found.solves} scalarized programs; {gap_note}"
+        message = f"{found.solves} {found.steps}; {gap_note}"
         return dataclasses.replace(result, status=status, message=message)
 
     def _search(
@@ -630,9 +638,11 @@ class Minimize(Solvable):
         cutoff=None,
         vertex=True,
     ):
-        """``(best, lower, search)``: the Pareto search (one or two terms), the vertex
-        search (more, where the bound is concave in them, unless ``vertex`` is false) or
-        the weight search (else),
+        """``(best, lower, search)``: on two voters the segment search where it proves a
+        finite lower bound (three or more terms, or a term through its minorant,
+        :mod:`cvxpb.engine.declare.segment`), else the Pareto search (one or two
+        terms), the vertex search (more, where the bound is concave in them, unless
+        ``vertex`` is false) or the weight search (else),
         through ``replace``'s majorants and ``minorants`` if given. Without ``certify``
         (a round of the convex-concave procedure, which needs a posterior, not a proof)
         the weight search stands in for the vertex search; it begins at the log-weights
@@ -641,6 +651,11 @@ class Minimize(Solvable):
         A Pareto search goes on from ``earlier``'s programs where given. A certified
         search stops at ``rtol`` times the bound as well as ``tol`` where ``rtol`` is
         given, and once its lower bound is above ``cutoff`` where that is given."""
+        if certify and vertex and self._on_segment():
+            search = SegmentSearch(self.bound, self.terms, self.signs)
+            best, lower, _ = search.run(tol, rtol, cutoff)
+            if lower > -np.inf:
+                return best, lower, search
         how = (self.bound, self.terms, self.signs, solver, replace, minorants)
         if n > 2 and certify and vertex:
             search = VertexSearch(*how)
@@ -657,6 +672,14 @@ class Minimize(Solvable):
         else:
             best, lower, _ = search.run(tol, max_solves, earlier, begin or None, rtol, cutoff)
         return best, lower, search
+
+    def _on_segment(self) -> bool:
+        """Whether the segment search certifies what the others may not: two voters,
+        and three or more terms or a term through its minorant."""
+        if not SegmentSearch.applies(self.posterior, self.terms, self.signs):
+            return False
+        relaxed = any(t.minorant(self.signs[t]) is not None for t in self.terms)
+        return len(self.terms) > 2 or relaxed
 
     def _convex_concave(self, best, relaxed, n, tol, max_solves, solver, earlier=None):
         """The convex-concave procedure from ``best``: each round replaces the
