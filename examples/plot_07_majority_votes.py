@@ -37,6 +37,7 @@ convex nor concave in :math:`\rho`.
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
@@ -59,24 +60,20 @@ print(fits["split"].explain())
 # Every bound, minimized
 # ----------------------
 #
-# ``bounds_`` minimizes every bound that applies on the same statistics (the first
+# ``bounds()`` minimizes every bound that applies on the same statistics (the first
 # call after installing cvxpb also compiles its numba kernels, about 15 s once;
 # they are cached on disk), each with
 # its status and certified gap: "optimal" means no posterior has a bound lower by
 # more than the gap. The first-order and lambda bounds are functions of the Gibbs
 # risk alone; the others see how the trees' errors correlate.
 
-names = list(fits["split"].bounds_)
-print(
-    f"{'bound':22} {'out of bag':>10} {'status':>8} {'gap':>8}  "
-    f"{'held out':>8} {'status':>8} {'gap':>8}"
+tables = {v: fit.bounds(progress=False) for v, fit in fits.items()}
+columns = ["minimum", "status", "gap"]
+table = pd.concat(
+    {"out of bag": tables["oob"][columns], "held out": tables["split"][columns]}, axis=1
 )
-for name in names:
-    oob, split = fits["oob"].bounds_[name], fits["split"].bounds_[name]
-    print(
-        f"{name:22} {oob['minimum']:10.4f} {oob['status']:>8} {oob['gap']:8.1e}  "
-        f"{split['minimum']:8.4f} {split['status']:>8} {split['gap']:8.1e}"
-    )
+print(table.to_string(float_format="{:.4g}".format))
+names = list(table.index)
 errors = {v: 1 - fit.score(X_test, y_test) for v, fit in fits.items()}
 print(
     f"test error of the TND-weighted vote: out of bag {errors['oob']:.4f}, "
@@ -102,7 +99,7 @@ for shift, (validation, label) in zip(
 ):
     left.bar(
         positions + shift,
-        [fits[validation].bounds_[n]["minimum"] for n in names],
+        tables[validation].loc[names, "minimum"],
         width=0.4,
         label=label,
     )

@@ -160,7 +160,7 @@ vote = MajorityVoteClassifier(
 ).fit(twonorm.X, twonorm.y)
 print(
     f"twonorm, 50 trees: {vote.result_.bound:.6f} ({vote.result_.status}); cvxpb's "
-    f"first-order kl bound {vote.bounds_['first_order']['minimum']:.6f}"
+    f"first-order kl bound {vote.bounds(progress=False).loc['first_order', 'minimum']:.6f}"
 )
 
 # %%

@@ -115,7 +115,7 @@ def test_the_classifier_solves_it_and_reports_it():
     parts = model.declarations_["cctnd"]
     minima = [pb.Minimize(part).solve().bound for part in parts]
     assert model.result_.bound == min(minima)
-    assert model.bounds_["cctnd"]["minimum"] == model.result_.bound
+    assert model.bounds(progress=False).loc["cctnd", "minimum"] == model.result_.bound
 
 
 def test_bad_input_is_named():

@@ -70,13 +70,14 @@ def test_binary_forest_every_bound_reported(validation):
         validation=validation,
         random_state=0,
     ).fit(X[:400], y[:400])
-    assert set(model.bounds_) == {
+    bounds = model.bounds(progress=False)
+    assert set(bounds.index) == {
         "first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", "ctd",
         "lambda", "c_bound", "pac_bound_2", "dis",
     }  # fmt: skip
-    assert model.bounds_["tnd"]["at_posterior"] == model.result_.bound
+    assert bounds.loc["tnd", "at_posterior"] == model.result_.bound
     test_risk = np.mean(model.predict(X_test) != y_test)
-    for name, row in model.bounds_.items():
+    for name, row in bounds.iterrows():
         assert row["minimum"] <= row["at_posterior"] + 1e-9, name
         assert row["minimum"] <= row["at_uniform"] + 1e-9, name
         assert test_risk <= row["minimum"], name
@@ -86,20 +87,21 @@ def test_binary_forest_every_bound_reported(validation):
 
 
 def test_each_bound_says_its_certified_gap_and_seconds():
-    """``bounds_`` entries carry the search's certified gap (the certificate's own, at
+    """``bounds()`` rows carry the search's certified gap (the certificate's own, at
     most the goal where optimal) and its seconds (the fit's own for the fitted bound)."""
     X, y = _binary(600)
     model = MajorityVoteClassifier(
         RandomForestClassifier(n_estimators=10, random_state=0), bound="first_order"
     ).fit(X, y)
-    for name, row in model.bounds_.items():
+    bounds = model.bounds(progress=False)
+    for name, row in bounds.iterrows():
         result = model.solve_bound(name)
         gap = result.certificate.gap if result.certificate else np.inf
         assert row["gap"] == gap >= 0, name
         assert 0 < row["seconds"] < 60, name
         if row["status"] == "optimal":
             assert row["gap"] <= 1e-7, name  # the classifier's TOL
-    assert model.bounds_["first_order"]["seconds"] == model.result_.seconds
+    assert bounds.loc["first_order", "seconds"] == model.result_.seconds
 
 
 def test_the_vote_is_the_posterior_weighted_majority():
@@ -112,7 +114,7 @@ def test_the_vote_is_the_posterior_weighted_majority():
         bound="first_order",
         divergence="chi2",
     ).fit(X, labels)
-    assert set(model.bounds_) == {  # three classes: no C-bound, no DIS
+    assert set(model.bounds(progress=False).index) == {  # three classes: no C-bound, no DIS
         "first_order", "tnd", "cctnd", "split_kl", "unexpected_bernstein", "ccpbb", "ctd",
         "lambda",
     }  # fmt: skip
@@ -216,7 +218,10 @@ def test_a_bound_at_a_posterior_is_its_declarations_value_there():
     uniform = np.full(8, 1 / 8)
     assert model.bound_at("tnd") == Minimize(model.declarations_["tnd"]).value_at(model.posterior_)
     assert model.bound_at("tnd") == model.result_.bound
-    assert model.bound_at("first_order", uniform) == model.bounds_["first_order"]["at_uniform"]
+    assert (
+        model.bound_at("first_order", uniform)
+        == model.bounds(progress=False).loc["first_order", "at_uniform"]
+    )
     # and independently: at the uniform posterior (KL = 0) the first-order bound is
     # 2 kl^-1(mean risk, ln(xi(n) / delta) / n), in 40 digits
     import mpmath
@@ -283,3 +288,58 @@ def test_explain_links_the_gap_to_the_pairs_counts():
     held_out = MajorityVoteClassifier(forest, bound="tnd", validation="split", random_state=0)
     held_out.fit(X, y)
     assert held_out.result_.status == "optimal" and "gap:" not in held_out.explain()
+
+
+def test_bounds_is_a_table_with_progress_shown(capsys):
+    """``bounds()``: a DataFrame, one row per bound, the columns it documents; the
+    progress bar names the bounds as it goes (off a terminal too); a second call returns
+    the same table without searching again."""
+    X, y = _binary(300)
+    model = MajorityVoteClassifier(
+        RandomForestClassifier(n_estimators=6, random_state=0), validation="split", random_state=0
+    ).fit(X, y)
+    table = model.bounds()
+    err = capsys.readouterr().err
+    assert "bounds" in err and "11/11" in err and "pac_bound_2" in err
+    assert table.index.name == "bound" and len(table) == 11
+    assert list(table.columns) == [
+        "at_posterior", "at_uniform", "minimum", "status", "gap", "method", "seconds",
+    ]  # fmt: skip
+    assert table.loc["tnd", "minimum"] == model.result_.bound
+    assert (table["method"] == "declared").all()
+    again = model.bounds(progress=False)
+    assert capsys.readouterr().err == "" and again.equals(table)
+
+
+def test_the_classifier_takes_any_registered_method():
+    """``method=``: ours (exact for the first-order bound, within the two certificates'
+    gaps of declared's), a user's registered one, and a ValueError naming the methods
+    that accept the bound where the one asked does not."""
+    from cvxpb.engine.methods import register_method, unregister_method
+    from tests.users_own import AtThePrior
+
+    X, y = _binary(300)
+    forest = RandomForestClassifier(n_estimators=8, random_state=0)
+    how = {"validation": "split", "random_state": 0}
+    declared = MajorityVoteClassifier(forest, bound="first_order", **how).fit(X, y)
+    exact = MajorityVoteClassifier(forest, bound="first_order", method="exact", **how).fit(X, y)
+    assert exact.result_.method == "exact" and exact.result_.status == "optimal"
+    assert abs(exact.result_.bound - declared.result_.bound) <= 1e-7 + 1e-9
+    table = exact.bounds(progress=False)
+    assert (
+        table.loc["first_order", "method"] == "exact" and table.loc["tnd", "method"] == "declared"
+    )
+    with pytest.raises(ValueError, match="method='exact' does not accept bound='tnd'.*declared"):
+        MajorityVoteClassifier(forest, bound="tnd", method="exact", **how).fit(X, y)
+    with pytest.raises(ValueError, match="method"):
+        MajorityVoteClassifier(forest, method="newton", **how).fit(X, y)
+    method = register_method(AtThePrior())
+    try:
+        model = MajorityVoteClassifier(forest, bound="tnd", method="at_the_prior", **how)
+        with pytest.warns(UserWarning, match="not proven least.*explain"):
+            model.fit(X, y)
+        uniform = np.full(8, 1 / 8)
+        assert model.result_.bound == model.bound_at("tnd", uniform)
+        assert model.result_.method == "at_the_prior"
+    finally:
+        unregister_method(method.name)

@@ -120,9 +120,9 @@ def _slt_gp(ns):
 
 def _majority_votes(ns):
     for validation, fit in ns["fits"].items():
-        bounds = fit.bounds_
-        assert bounds["tnd"]["minimum"] == fit.result_.bound
-        for name, entry in bounds.items():
+        bounds = fit.bounds(progress=False)
+        assert bounds.loc["tnd", "minimum"] == fit.result_.bound
+        for name, entry in bounds.iterrows():
             assert 0 <= entry["minimum"] <= min(entry["at_uniform"], 1), (validation, name)
             assert entry["status"] == "optimal", (validation, name)
 
@@ -140,7 +140,7 @@ def _own_bound(ns):
     declared = ns["declared"]
     assert declared.status == "optimal" and abs(declared.bound - ns["exact"].bound) < 1e-8
     vote = ns["vote"]  # kl(L, R) >= 2 (R - L)^2: the kl bound is never looser
-    assert vote.bounds_["first_order"]["minimum"] <= vote.result_.bound
+    assert vote.bounds(progress=False).loc["first_order", "minimum"] <= vote.result_.bound
 
 
 CHECKS = {

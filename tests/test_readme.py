@@ -46,6 +46,25 @@ def test_the_learning_systems_block_runs_alone():
     assert np.isfinite(ns["clf"].bound_)
 
 
+def test_the_forests_first_result_is_certified_and_its_comment_holds():
+    """The README's forest, run as written on the README's data: held out, certified on
+    199 of its 398 examples; out of bag, a few dozen per pair and fit's warning."""
+    block = BLOCKS[2]
+    data = block[: block.index("from cvxpb.svm")].split("clf = ")[0]  # imports and X, y
+    forest = block[block.index("from sklearn.ensemble import RandomForestClassifier") :]
+    forest = forest[: forest.index("mv.bounds()")]
+    ns = _run(data + forest)
+    mv = ns["mv"]
+    assert len(ns["X"]) == 398 and mv.n_bound_ == 199 and mv.result_.status == "optimal"
+    assert "398 examples" in block and "199 examples" in block
+    from cvxpb.ensemble import MajorityVoteClassifier
+
+    out_of_bag = MajorityVoteClassifier(ns["forest"], bound="tnd", random_state=0)
+    with pytest.warns(UserWarning, match=r"share only \d+ examples; validation='split'"):
+        out_of_bag.fit(ns["X"], ns["y"])
+    assert 24 <= out_of_bag.n_bound_ < 100 and out_of_bag.result_.status != "optimal"
+
+
 def test_every_experiment_command_is_in_the_readme():
     from cvxpb.app.cli import RUN_TIMES
 

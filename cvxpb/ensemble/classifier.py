@@ -25,6 +25,7 @@ import time
 from collections.abc import Mapping
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import NotFittedError
@@ -34,11 +35,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from cvxpb.engine.declare.problem import Minimize
 from cvxpb.engine.declare.terms import Posterior
+from cvxpb.engine.methods import METHODS
+from cvxpb.engine.solvable import Solvable
 from cvxpb.ensemble.explain import explain_fit
 from cvxpb.ensemble.registry import REGISTRY, Statistics
 from cvxpb.pac_bayes.divergences import as_divergence
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_choice, check_delta, check_distribution
+from cvxpb.warn import warn_user
 
 BOUNDS = tuple(REGISTRY)  # the package's bounds, the registry's names at import
 TOL, RTOL = 1e-7, 1e-6  # each minimum's certified gap: at most TOL, and at most RTOL of
@@ -139,7 +143,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         CCPBSkl and CCPBUB). Any name of :data:`cvxpb.ensemble.registry.REGISTRY`
         (a bound registered there too), or a callable that takes the fit's
         :class:`~cvxpb.ensemble.registry.Statistics` and returns a declaration (or a
-        tuple of them, a union bound); its ``__name__`` is its name in ``bounds_``.
+        tuple of them, a union bound); its ``__name__`` is its name in :meth:`bounds`.
     divergence : {"kl", "chi2", "renyi"} or Divergence
         For ``"first_order"`` and ``"tnd"``; the others use KL. A name, or an object
         (one of ours, or a user's subclass of :class:`cvxpb.Divergence`).
@@ -153,6 +157,11 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         The held-out share for ``"split"``.
     random_state : int or None
         Seeds the default forest and the split.
+    method : str
+        The method of solution (any name of :data:`cvxpb.engine.methods.METHODS`, a
+        registered one too) that must accept ``bound`` (a ValueError at ``fit``
+        otherwise, naming the methods that do). The other bounds of :meth:`bounds`
+        use it where they accept it and ``"declared"`` where not.
 
     Attributes
     ----------
@@ -190,6 +199,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         validation="oob",
         test_size=0.5,
         random_state=None,
+        method="declared",
     ):
         self.estimator = estimator
         self.bound = bound
@@ -199,6 +209,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         self.validation = validation
         self.test_size = test_size
         self.random_state = random_state
+        self.method = method
 
     @one_blas_thread
     def fit(self, X, y):
@@ -245,10 +256,34 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         binary = self.classes_.size <= 2
         own = {} if isinstance(self.bound, str) else {self._bound_name: self.bound}
         declared = _declarations(q, stats, self.delta, self.divergence, self.alpha, binary, own)
-        self.result_ = _minimize(declared[self._bound_name])
+        problem = Minimize(declared[self._bound_name])
+        if self.method not in problem.methods():
+            raise ValueError(
+                f"method={self.method!r} does not accept bound={self._bound_name!r}; "
+                f"the methods that do: {', '.join(problem.methods())}"
+            )
+        self.result_ = _minimize(problem, self.method)
         self.posterior_ = self.result_.posterior
         self.declarations_, self._bounds = declared, None
+        if self.result_.status != "optimal":
+            warn_user(self._not_certified())
         return self
+
+    def _not_certified(self) -> str:
+        """One line: the fitted bound is not proven least, why, and what to do."""
+        res = self.result_
+        gap = res.certificate.gap if res.certificate else math.inf
+        head = (
+            f"bound={self._bound_name!r} is {res.bound:.4g} at the posterior found, not "
+            f"proven least (status {res.status!r}, certified gap {gap:.2g})"
+        )
+        if self.validation == "oob" and not self.statistics_["all_seen"]:
+            return head + (
+                f": out of bag, some pairs of voters share only {self.n_bound_} examples; "
+                "validation='split' or more data give a certified minimum "
+                "(explain() says more)"
+            )
+        return head + "; explain() says why"
 
     @one_blas_thread
     def solve_bound(self, bound: str):
@@ -257,12 +292,13 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         bound : str
-            One of ``bounds_``'s keys.
+            One of :meth:`bounds`'s rows.
 
         Returns
         -------
         Result
-            Its minimum (``result_`` itself for the fitted bound). Where the search is
+            Its minimum by ``method`` where that accepts it, else by ``"declared"``
+            (``result_`` itself for the fitted bound). Where the search is
             not proven optimal and the bound is lower at ``posterior_`` than at the
             search's best, the Result is the bound at ``posterior_``, with the search's
             status and certificate, so no minimum is reported above a value found.
@@ -271,7 +307,8 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         check_choice(bound, "bound", tuple(self.declarations_))
         if bound == self._bound_name:
             return self.result_
-        return _least_found(Minimize(self.declarations_[bound]), self.posterior_)
+        problem = Minimize(self.declarations_[bound])
+        return _least_found(problem, self.posterior_, self._method_for(problem))
 
     def explain(self) -> str:
         """Explain the fitted bound: its statistics, what its status proves, any gap.
@@ -292,7 +329,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         bound : str
-            One of ``bounds_``'s keys.
+            One of :meth:`bounds`'s rows.
         posterior : array_like of shape (n_voters,), optional
             The voters' weights; ``posterior_`` by default.
 
@@ -307,35 +344,54 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         q = check_distribution(q, self.posterior_.size, "posterior")
         return _value_at(self.declarations_[bound], q)
 
-    @property
-    def bounds_(self) -> dict:
-        """For every bound that applies: its value at ``posterior_`` and at the uniform
-        posterior, its own minimum, that minimum's status and certified gap (``inf``
-        where no finite lower bound was proven) and the seconds its search took (solved
-        when first read, with a progress bar on a terminal; the fitted bound's search is
-        the fit's own)."""
+    @one_blas_thread
+    def bounds(self, progress: bool = True) -> pd.DataFrame:
+        """Every bound that applies, minimized on the fit's statistics, as a table.
+
+        Parameters
+        ----------
+        progress : bool, default=True
+            Show a progress bar (in a notebook, a terminal or a log) naming the bound
+            being minimized.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per bound (the index): its value at ``posterior_``
+            (``at_posterior``) and at the uniform posterior (``at_uniform``), its own
+            ``minimum``, that minimum's ``status`` and certified ``gap`` (``inf`` where
+            no finite lower bound was proven), the ``method`` and the ``seconds`` its
+            search took (the fitted bound's row is the fit's own search). Each search
+            runs once per fit; later calls return the same table.
+        """
         from tqdm.auto import tqdm
 
         check_is_fitted(self, "posterior_")
         if self._bounds is None:
             uniform = np.full(self.posterior_.size, 1.0 / self.posterior_.size)
-            self._bounds = {}
-            names = tqdm(self.declarations_, desc="bounds_", unit="bound", disable=None)
+            rows = {}
+            names = tqdm(self.declarations_, desc="bounds", unit="bound", disable=not progress)
             for name in names:
                 names.set_postfix_str(name)
                 declared = self.declarations_[name]
                 start = time.perf_counter()
                 own = self.solve_bound(name)
                 seconds = own.seconds if own is self.result_ else time.perf_counter() - start
-                self._bounds[name] = {
+                rows[name] = {
                     "at_posterior": _value_at(declared, self.posterior_),
                     "at_uniform": _value_at(declared, uniform),
                     "minimum": own.bound,
                     "status": own.status,
                     "gap": own.certificate.gap if own.certificate else math.inf,
+                    "method": own.method,
                     "seconds": seconds,
                 }
-        return self._bounds
+            self._bounds = pd.DataFrame.from_dict(rows, orient="index").rename_axis("bound")
+        return self._bounds.copy()
+
+    def _method_for(self, problem) -> str:
+        """``method`` where it accepts ``problem``, else ``"declared"``."""
+        return self.method if self.method in problem.methods() else "declared"
 
     @property
     def _bound_name(self) -> str:
@@ -346,6 +402,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         if not callable(self.bound):
             check_choice(self.bound, "bound", tuple(REGISTRY))
         check_choice(self.validation, "validation", VALIDATIONS)
+        check_choice(self.method, "method", tuple(METHODS))
         if isinstance(self.divergence, str):
             check_choice(self.divergence, "divergence", ("kl", "chi2", "renyi"))
         else:  # an object: one of ours, or a user's Divergence
@@ -391,16 +448,23 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(shares, axis=1)]
 
 
-def _minimize(declared, tol=TOL, rtol=RTOL):
-    """The minimum of a declared bound (of a tuple, the least of its parts' minima),
-    certified within ``tol`` and within ``rtol`` of the bound."""
-    return Minimize(declared).solve("declared", tol=tol, rtol=rtol)
+def _minimize(problem, method="declared", tol=TOL, rtol=RTOL):
+    """The minimum of a declared bound (of a tuple, the least of its parts' minima) by
+    ``method``, asked a certified gap within ``tol`` and within ``rtol`` of the bound
+    where the method takes those options."""
+    if not isinstance(problem, Solvable):
+        problem = Minimize(problem)
+    allowed = METHODS[method].options()
+    asked = {"tol": tol, "rtol": rtol}
+    options = {k: v for k, v in asked.items() if allowed is None or k in allowed}
+    return problem.solve(method, **options)
 
 
-def _least_found(problem, posterior):
-    """``problem``'s search, or the bound at ``posterior`` where that is lower and the
-    search proved no optimum (a local search that stopped above a known point)."""
-    result = problem.solve("declared", tol=TOL, rtol=RTOL)
+def _least_found(problem, posterior, method="declared"):
+    """``problem``'s minimum by ``method``, or the bound at ``posterior`` where that is
+    lower and the search proved no optimum (a local search that stopped above a known
+    point)."""
+    result = _minimize(problem, method)
     if result.status == "optimal" or not problem.value_at(posterior) < result.bound:
         return result
     return problem.result_from_posterior(
