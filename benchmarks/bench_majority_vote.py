@@ -5,8 +5,8 @@ bag) and each bound, the table gives cvxpb's certified minimum, the published
 optimizer's value of the same bound at its posterior, the difference (``ours -
 theirs``, never positive where cvxpb's status is "optimal"), each side's seconds (warm:
 the least of ``--repeats`` runs after one run that loads the compiled kernels) and
-their ratio, beside the goal (issue 49: TND at most 1x the authors' optimizer, first
-order, CCTND and PAC-Bayes-lambda at most 3x). cvxpb is asked what
+their ratio, beside the goal (TND at most 1x the authors' optimizer held out and 5x
+out of bag, CCTND 3x and 5x, first order and PAC-Bayes-lambda 3x). cvxpb is asked what
 ``MajorityVoteClassifier`` reports: a certified gap of at most 1e-7 and 1e-6 of the
 bound. A random forest of 100 trees, one 80:20 split per dataset, one BLAS thread.
 
@@ -36,8 +36,8 @@ Two more tables, as a user meets the code:
   time, on the first dataset's out-of-bag statistics;
 * ``--classifier``: ``MajorityVoteClassifier(RandomForestClassifier(n_estimators=100),
   bound="tnd").fit(X, y)`` and then ``bounds()`` (every bound, out of bag), each as a
-  ratio to the forest's own fit in the same fresh process, on mushroom and letter
-  (goals 1.5x and 1x).
+  ratio to the forest's own fit in the same fresh process, on mushroom and letter, held
+  out and out of bag (goals: the fit 1.5x held out and 3x out of bag, every bound 5x).
 
     python -m benchmarks.bench_majority_vote [--dataset mushroom,...] [--authors PATH]
         [--repeats 3] [--fresh] [--classifier] [--voters 1000] [--json]
@@ -72,7 +72,11 @@ from cvxpb.ensemble import bounds as mv
 DATASETS = ("mushroom", "splice", "satimage", "penbased", "letter", "spambase")
 DELTA = 0.05
 TOL, RTOL = 1e-7, 1e-6  # the certified gap MajorityVoteClassifier asks: absolute, relative
-GOALS = {"lambda": 3.0, "first_order": 3.0, "tnd": 1.0, "cctnd": 3.0}  # time ratios
+# time ratios to the authors' optimizers: held out, and out of bag where it differs
+GOALS = {"lambda": 3.0, "first_order": 3.0, "tnd": 1.0, "cctnd": 3.0}
+OOB_GOALS = {"tnd": 5.0, "cctnd": 5.0}
+# the classifier's, to the forest's own fit: fit held out and out of bag, every bound
+FIT_GOALS, BOUNDS_GOAL = {"split": 1.5, "oob": 3.0}, 5.0
 
 
 def _kl_uniform(rho) -> float:
@@ -231,6 +235,7 @@ def _row(name, mode, bound, declared, rho, theirs_seconds, repeats) -> dict:
     result, ours_seconds = least_time(lambda: problem.solve(tol=TOL, rtol=RTOL), repeats)
     theirs = problem.value_at(rho)
     ratio = ours_seconds / theirs_seconds
+    goal = (OOB_GOALS if mode == "oob" else {}).get(bound, GOALS[bound])
     return {
         "dataset": name,
         "mode": mode,
@@ -242,8 +247,8 @@ def _row(name, mode, bound, declared, rho, theirs_seconds, repeats) -> dict:
         "cvxpb s": ours_seconds,
         "published s": theirs_seconds,
         "time ratio": ratio,
-        "goal": f"<= {GOALS[bound]:g}x",
-        "met": "yes" if ratio <= GOALS[bound] and result.status == "optimal" else "NO",
+        "goal": f"<= {goal:g}x",
+        "met": "yes" if ratio <= goal and result.status == "optimal" else "NO",
     }
 
 
@@ -313,7 +318,7 @@ with threadpool_limits(1, "blas"):
     RandomForestClassifier(n_estimators=100, random_state=0).fit(data.X, data.y)
     forest = time.perf_counter() - start
     model = MajorityVoteClassifier(RandomForestClassifier(n_estimators=100, random_state=0),
-                                   bound="tnd")
+                                   bound="tnd", validation=sys.argv[2], random_state=0)
     start = time.perf_counter()
     model.fit(data.X, data.y)
     fit = time.perf_counter() - start
@@ -327,15 +332,17 @@ print(json.dumps([forest, fit, all_bounds, len(bounds), local]))
 
 def classifier(names=("mushroom", "letter")) -> list[dict]:
     """``MajorityVoteClassifier(...).fit`` and ``bounds()`` in a fresh process (numba's
-    cache filled), as ratios to the forest's own fit there."""
+    cache filled), held out and out of bag, as ratios to the forest's own fit there."""
     rows = []
     for name in names:
-        forest, fit, every, count, local = _in_fresh_process(CLASSIFIER, name)
-        rows.append({
-            "dataset": name, "forest fit s": forest, "fit s": fit, "fit ratio": fit / forest,
-            "fit goal": "<= 1.5x", "bounds() s": every, "bounds() ratio": every / forest,
-            "bounds() goal": "<= 1x", "bounds": count, "not optimal": local,
-        })  # fmt: skip
+        for mode in ("split", "oob"):
+            forest, fit, every, count, local = _in_fresh_process(CLASSIFIER, name, mode)
+            rows.append({
+                "dataset": name, "mode": mode, "forest fit s": forest, "fit s": fit,
+                "fit ratio": fit / forest, "fit goal": f"<= {FIT_GOALS[mode]:g}x",
+                "bounds() s": every, "bounds() ratio": every / forest,
+                "bounds() goal": f"<= {BOUNDS_GOAL:g}x", "bounds": count, "not optimal": local,
+            })  # fmt: skip
     return rows
 
 
@@ -412,7 +419,8 @@ def _print_tables(tables) -> None:
         print_table(tables["fresh"], columns)
     if "classifier" in tables:
         print("\nMajorityVoteClassifier on the whole set, fresh process, one BLAS thread")
-        columns = {"dataset": "<", "forest fit s": ".2f", "fit s": ".2f", "fit ratio": ".1f"}
+        columns = {"dataset": "<", "mode": "<", "forest fit s": ".2f", "fit s": ".2f"}
+        columns |= {"fit ratio": ".1f"}
         columns |= {"fit goal": "<", "bounds() s": ".2f", "bounds() ratio": ".1f"}
         columns |= {"bounds() goal": "<", "bounds": "d", "not optimal": "d"}
         print_table(tables["classifier"], columns)

@@ -257,7 +257,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         own = {} if isinstance(self.bound, str) else {self._bound_name: self.bound}
         declared = _declarations(q, stats, self.delta, self.divergence, self.alpha, binary, own)
         problem = Minimize(declared[self._bound_name])
-        if self.method not in problem.methods():
+        if not METHODS[self.method].accepts(problem):  # the others' modules not loaded
             raise ValueError(
                 f"method={self.method!r} does not accept bound={self._bound_name!r}; "
                 f"the methods that do: {', '.join(problem.methods())}"
@@ -391,7 +391,7 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
 
     def _method_for(self, problem) -> str:
         """``method`` where it accepts ``problem``, else ``"declared"``."""
-        return self.method if self.method in problem.methods() else "declared"
+        return self.method if METHODS[self.method].accepts(problem) else "declared"
 
     @property
     def _bound_name(self) -> str:
