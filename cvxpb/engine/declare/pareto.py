@@ -143,6 +143,7 @@ class ParetoSearch:
         self.convex.update(self.replace)
         self._edge_values: dict = {}  # (mu, c, lo, hi) -> least corner value of G
         self._joint = (0, 0)  # the programs _joint_bound was tried on, and raised c in
+        self.tol = 0.0  # the gap asked, once run sets it (0: the joint bound always tried)
         # monotone along lines: least at a vertex of R, and stationary at one mu
         self.vertex_exact = bound.monotone_of_affine()
 
@@ -596,12 +597,21 @@ class ParetoSearch:
         q, c = self._certified(weighted)
         c = max(c, weighted_floor(weighted, self.signs))
         tries, wins = self._joint
-        if wins or tries < JOINT_TRIAL:  # where it never raised c, it is not tried on
+        # where it never raised c, it is not tried on; nor where the program's value at q
+        # is within the gap asked of c (the joint bound is at most that value)
+        if (wins or tries < JOINT_TRIAL) and self._program_gap(weighted, q, c) > self.tol:
             joint = self._joint_bound(weighted, q)
             if joint > -math.inf:
                 self._joint = (tries + 1, wins + (joint > c))
             c = max(c, joint)
         return q, c
+
+    def _program_gap(self, weighted, q, c) -> float:
+        """The scalarized program's value at ``q`` (the oriented terms rounded up) less
+        its lower bound ``c``: at most this is left for a tighter lower bound to gain."""
+        with np.errstate(invalid="ignore"):
+            upper = sum(w * self.oriented(t, q, +1) for t, w in weighted if w > 0)
+        return float(upper - c) if upper == upper else math.inf
 
     def _joint_bound(self, weighted, q) -> float:
         """The tangent bound with the quadratic forms summed before their minorant.

@@ -109,6 +109,7 @@ class VertexSearch(ParetoSearch):
         lo = [self.box.lo[t] for t in self.terms]
         hi = [self.box.hi[t] for t in self.terms]
         self.polytope = Polytope(lo, hi)
+        self.tol = gap_goal(tol, rtol, 1.0)  # the gap asked (of programs, for _joint_bound)
         for w in self._first_weights():
             self._cut(w)
         relaxed = any(m is not None for m in self.convex.values())
@@ -127,7 +128,7 @@ class VertexSearch(ParetoSearch):
                 edges = []
                 continue
             history.append(lower)
-            goal = gap_goal(tol, rtol, best.value)
+            goal = self.tol = gap_goal(tol, rtol, best.value)
             if best.value - lower <= goal or len(self.solved) >= max_solves:
                 break
             if cutoff is not None and lower > cutoff:
