@@ -72,7 +72,15 @@ columns = ["minimum", "status", "gap"]
 table = pd.concat(
     {"out of bag": tables["oob"][columns], "held out": tables["split"][columns]}, axis=1
 )
-print(table.to_string(float_format="{:.4g}".format))
+print(
+    table.to_string(
+        formatters={
+            (side, column): form.format
+            for side in ("out of bag", "held out")
+            for column, form in (("minimum", "{:.4f}"), ("gap", "{:.1e}"))
+        }
+    )
+)
 names = list(table.index)
 errors = {v: 1 - fit.score(X_test, y_test) for v, fit in fits.items()}
 print(
