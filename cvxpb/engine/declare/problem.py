@@ -109,6 +109,7 @@ class Minimize(Solvable):
         self.signs = _signs(self.bound)
         self.posterior = one_posterior([t.posterior for t in self.signs], "term of a bound")
         self.terms = sorted(self.signs, key=lambda t: (t.divergence, t.name))
+        self._segment_proves_nothing = False  # set once a segment search proved nothing
 
     def value_at(self, q) -> float:
         """Evaluate the bound at the posterior ``q``, rounded up.
@@ -656,6 +657,7 @@ class Minimize(Solvable):
             best, lower, _ = search.run(tol, rtol, cutoff)
             if lower > -np.inf:
                 return best, lower, search
+            self._segment_proves_nothing = True  # not tried again (a tightening's search)
         how = (self.bound, self.terms, self.signs, solver, replace, minorants)
         if n > 2 and certify and vertex:
             search = VertexSearch(*how)
@@ -676,6 +678,8 @@ class Minimize(Solvable):
     def _on_segment(self) -> bool:
         """Whether the segment search certifies what the others may not: two voters,
         and three or more terms or a term through its minorant."""
+        if self._segment_proves_nothing:
+            return False
         if not SegmentSearch.applies(self.posterior, self.terms, self.signs):
             return False
         relaxed = any(t.minorant(self.signs[t]) is not None for t in self.terms)
