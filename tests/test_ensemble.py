@@ -341,5 +341,6 @@ def test_the_classifier_takes_any_registered_method():
         uniform = np.full(8, 1 / 8)
         assert model.result_.bound == model.bound_at("tnd", uniform)
         assert model.result_.method == "at_the_prior"
+        assert "method 'at_the_prior' proves no lower bound" in model.explain()
     finally:
         unregister_method(method.name)

@@ -42,6 +42,11 @@ def explain_fit(classifier) -> str:
 
 def _gap_note(result, stats) -> str:
     """Why the certificate leaves a gap, and what would close it."""
+    if result.certificate is None:
+        return (
+            f"gap: method {result.method!r} proves no lower bound; the bound reported "
+            "holds at its posterior, and the least bound may be lower"
+        )
     note = (
         f"gap: the least bound over all posteriors lies between "
         f"{result.certificate.lower_bound:.6g} and {result.bound:.6g}; the bound reported "
