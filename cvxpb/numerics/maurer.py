@@ -11,10 +11,10 @@ Each term is the binomial probability of its own mean, ``Bin(k; n, k/n)``, which
 Loader's saddle-point form gives to a few ulps with no cancellation
 (:func:`cvxpb.numerics.binomial.stirling_error`):
 ``Bin(k; n, k/n) = sqrt(n / (2 pi k (n - k))) exp(s(n) - s(k) - s(n - k))``.
-The terms are summed exactly (``math.fsum``, fast here: the terms run from ``1/e`` at
-the ends down to ``sqrt(2 / (pi n))`` in the middle) and the sum moved up by ``1e-13``
-of itself, far above their rounding (a few ulps each) and the series' error (below
-1e-17). Beyond
+The terms are summed exactly (``math.fsum``, fast here: the terms run from about
+``1/e`` next to the ends down to about ``sqrt(2 / (pi n))`` in the middle) and the
+sum moved up by ``1e-13`` of itself, far above their rounding (a few ulps each) and the
+series' error (below 1e-17). Beyond
 :data:`EXACT_UP_TO` the sum would take seconds, and ``2 sqrt(n)``, still valid, is used.
 """
 

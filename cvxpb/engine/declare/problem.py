@@ -110,6 +110,7 @@ class Minimize(Solvable):
         self.posterior = one_posterior([t.posterior for t in self.signs], "term of a bound")
         self.terms = sorted(self.signs, key=lambda t: (t.divergence, t.name))
         self._segment_proves_nothing = False  # set once a segment search proved nothing
+        self._segment_best = None  # that search's best posterior
 
     def value_at(self, q) -> float:
         """Evaluate the bound at the posterior ``q``, rounded up.
@@ -539,6 +540,8 @@ class Minimize(Solvable):
         vertex = kind != "weight"  # the weight search where asked, else the certified one
         how = {"rtol": rtol, "cutoff": cutoff, "vertex": vertex}
         best, lower, search = self._search(n, tol, max_solves, solver, **how)
+        if self._segment_best is not None and self._segment_best.value < best.value:
+            best = self._segment_best  # no posterior found on the segment is lost
         on_segment = isinstance(search, SegmentSearch)
         certified = n <= 2 or isinstance(search, (VertexSearch, SegmentSearch))
         solves = len(search.solved)
@@ -658,6 +661,7 @@ class Minimize(Solvable):
             if lower > -np.inf:
                 return best, lower, search
             self._segment_proves_nothing = True  # not tried again (a tightening's search)
+            self._segment_best = best  # its best posterior, which search() keeps if least
         how = (self.bound, self.terms, self.signs, solver, replace, minorants)
         if n > 2 and certify and vertex:
             search = VertexSearch(*how)
