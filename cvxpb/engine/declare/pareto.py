@@ -595,6 +595,8 @@ class ParetoSearch:
             The lower bound, rounded down.
         """
         q, c = self._certified(weighted)
+        if self.closed_family:  # c is the program's minimum, rounded down: nothing to gain
+            return q, c
         c = max(c, weighted_floor(weighted, self.signs))
         tries, wins = self._joint
         # where it never raised c, it is not tried on; nor where the program's value at q
