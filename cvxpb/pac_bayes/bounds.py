@@ -42,7 +42,8 @@ import numpy as np
 
 from cvxpb.pac_bayes import DISTANCES_BY_DIVERGENCE, check_distance
 from cvxpb.pac_bayes.distances import as_distance
-from cvxpb.pac_bayes.divergences import as_divergence
+from cvxpb.pac_bayes.divergences import Divergence, as_divergence
+from cvxpb.pac_bayes.protocol import DIVERGENCE_MEMBERS, bound_refusal
 from cvxpb.validation import real_array
 
 
@@ -66,6 +67,28 @@ class Bound:
         Grid of the free parameter (KL ``linear`` and ``catoni`` only).
     alpha : float > 1, optional
         The Renyi order (``divergence="renyi"``).
+
+    Attributes
+    ----------
+    measure : Divergence
+        The divergence object (a user's, adopted).
+    metric : Distance
+        The distance object, whose ``inverse``, ``kl_right_side`` and ``kl_bound`` a
+        divergence's ``right_side`` and ``bound_value`` call.
+    m : int
+        The sample size.
+    delta : float
+        The confidence.
+    alpha : float or None
+        The divergence's order.
+    log_xi : float or None
+        ``ln xi(m)``, Maurer's term of the kl bounds, rounded up (None with
+        ``constants="paper"``).
+    log_constant, constant : float
+        Theorem 1's ``log I_phi(m, alpha')`` (rounded up) and ``I_phi(m, alpha')``,
+        computed when first asked for.
+    grid : ndarray or None
+        The union-bounded grid of the KL ``linear`` and ``catoni`` bounds.
     """
 
     def __init__(self, distance, divergence, m, delta, constants="exact", grid=None, alpha=None):
@@ -74,12 +97,22 @@ class Bound:
         self.distance, self.divergence = self.metric.name, self.measure.name
         self.m, self.delta, self.constants = m, delta, constants
         self.alpha = self.measure.alpha
-        uses_constant = self.measure.uses_constant
-        self.log_constant = (
-            self.metric.log_constant(m, constants, self.alpha) if uses_constant else None
-        )
-        self.constant = self.metric.constant(m, constants, self.alpha) if uses_constant else None
+        if self.measure.uses_constant:  # computed now, so that a bad order fails here
+            _ = self.log_constant, self.constant
         self.grid = self._grid(grid)
+
+    @functools.cached_property
+    def log_constant(self) -> float:
+        """float: ``log I_phi(m, alpha')`` of Theorem 1, the distance's
+        (:meth:`cvxpb.pac_bayes.distances.Distance.log_constant`), rounded up; computed
+        when first asked for."""
+        return self.metric.log_constant(self.m, self.constants, self.alpha)
+
+    @functools.cached_property
+    def constant(self) -> float:
+        """float: ``I_phi(m, alpha')`` of Theorem 1 (the distance's), computed when
+        first asked for."""
+        return self.metric.constant(self.m, self.constants, self.alpha)
 
     @functools.cached_property
     def log_xi(self) -> float | None:
@@ -192,6 +225,9 @@ def check_bound_choice(distance, divergence, alpha=None):
         missing or out of range, or a distance the divergence has no bound with.
     """
     measure, metric = as_divergence(divergence, alpha), as_distance(distance)
+    lacking = bound_refusal(measure, DIVERGENCE_MEMBERS, Divergence)
+    if lacking is not None:
+        raise ValueError(lacking)
     if isinstance(divergence, str) and isinstance(distance, str):
         check_distance(distance, divergence)  # says which divergence the distance needs
     if not measure.accepts(metric):

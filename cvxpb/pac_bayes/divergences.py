@@ -32,10 +32,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cvxpb.numerics.constants import check_order, conjugate
+from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, LARGEST, nudge
 from cvxpb.pac_bayes.distances import Catoni, KLDistance, Linear, Squared
-from cvxpb.pac_bayes.protocol import DIVERGENCE_MEMBERS, adopt, offers_protocol
+from cvxpb.pac_bayes.protocol import (
+    DIVERGENCE_MEMBERS,
+    adopt,
+    offers_protocol,
+    own,
+    placeholder,
+)
 
 if TYPE_CHECKING:
     import cvxpy as cp
@@ -150,6 +157,7 @@ class Divergence:
         """
         return self.name
 
+    @placeholder
     def core(self, q, p, rounding: int = 0) -> float:
         """Evaluate the convex core at ``q``, rounded in the direction ``rounding``.
 
@@ -184,6 +192,7 @@ class Divergence:
         """
         return np.asarray(core, dtype=float)
 
+    @placeholder
     def core_gradient(self, q, p) -> np.ndarray:
         """Differentiate the core with respect to ``q``.
 
@@ -199,6 +208,7 @@ class Divergence:
         """
         raise NotImplementedError(f"{type(self).__name__} has no core gradient")
 
+    @placeholder
     def expr(self, q, p):
         """Write the core as a CVXPY expression, convex in ``q``.
 
@@ -279,9 +289,16 @@ class Divergence:
         Returns
         -------
         ndarray of shape (H,)
-            The gradient; that of the core by default.
+            The gradient; by default the core's, times the transform's derivative at
+            the core where the transform is not the identity (a central difference).
         """
-        return self.core_gradient(q, p)
+        gradient = np.asarray(self.core_gradient(q, p), dtype=float)
+        if not own(self, "transform", Divergence):
+            return gradient
+        core = float(self.core(q, p))
+        step = 1e-6 * max(abs(core), 1e-3)
+        slope = central_difference(lambda x: float(self.transform(x, 0)), core, step)
+        return slope * gradient
 
     def reported(self, value: float) -> float:
         """Turn the bound's argument into the divergence by its own definition.
@@ -424,6 +441,7 @@ class Divergence:
         found = [text for kind, text in self.formulas.items() if isinstance(distance, kind)]
         return found[0] if found else None
 
+    @placeholder
     def accepts(self, distance) -> bool:
         """Say whether this divergence has a bound with ``distance``.
 
@@ -439,6 +457,7 @@ class Divergence:
         """
         return False
 
+    @placeholder
     def right_side(self, bound, value, rounding: int = 0):
         """Evaluate the change of measure: ``rhs`` in ``phi(L, R) <= rhs``.
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Member:
@@ -31,6 +33,16 @@ class Member:
         Which engines and methods ask for it.
     required : bool
         Whether every use needs it (no default).
+    for_bounds : bool
+        Whether every bound needs it (a change of measure), though a term of a declared
+        bound does not.
+    unless : str
+        Another member that, where the object has its own, does this one's work (a
+        ``bound_value`` of its own needs no ``right_side``).
+    arrays : tuple of int
+        The arguments the engines may pass as arrays, by position: an adopted object's
+        member is called on each element in turn unless the object says
+        ``vectorized = True``.
     """
 
     name: str
@@ -38,6 +50,9 @@ class Member:
     what: str
     who: str
     required: bool = False
+    for_bounds: bool = False
+    unless: str = ""
+    arrays: tuple = ()
 
     def written(self) -> str:
         """Write the member as code.
@@ -67,6 +82,7 @@ DIVERGENCE_MEMBERS = (
         "core, rounding",
         "the divergence from its core, increasing (identity by default)",
         _DECLARED,
+        arrays=(0,),
     ),
     Member(
         "affine_transform",
@@ -110,20 +126,25 @@ DIVERGENCE_MEMBERS = (
     Member(
         "accepts",
         "distance",
-        "whether it has a bound with this distance (False by default)",
+        "whether it has a bound with this distance",
         _BOUNDS,
+        for_bounds=True,
     ),
     Member(
         "right_side",
         "bound, value, rounding",
         "the change of measure: rhs in phi(L, R) <= rhs",
         _BOUNDS,
+        for_bounds=True,
+        unless="bound_value",
+        arrays=(1,),
     ),
     Member(
         "bound_value",
         "bound, L, value, rounding",
         "the bound on the true risk (the distance's inverse at right_side by default)",
         _BOUNDS,
+        arrays=(1, 2),
     ),
     Member(
         "value",
@@ -132,12 +153,18 @@ DIVERGENCE_MEMBERS = (
         _BOUNDS,
     ),
     Member("rounding_error", "q, p", "a bound on value's rounding error (0)", _BOUNDS),
-    Member("gradient", "q, p", "value's gradient (the core's by default)", "nlp"),
+    Member(
+        "gradient",
+        "q, p",
+        "value's gradient (by default the core's times the transform's derivative there)",
+        "nlp",
+    ),
     Member(
         "reported",
         "value",
         "the divergence by its own definition, from value (value itself)",
         "results",
+        arrays=(0,),
     ),
     Member("term_name", "", "the term's name in results (name by default)", "results"),
     Member(
@@ -149,8 +176,9 @@ DIVERGENCE_MEMBERS = (
     Member(
         "uses_constant",
         "",
-        "whether its bounds take the distance's constant I_phi (Theorem 1)",
-        _BOUNDS,
+        "whether its bounds take the distance's constant I_phi (Theorem 1); the bound "
+        "computes bound.constant on first use either way",
+        "explain",
     ),
     Member("uses_grid", "", "whether its bounds may take a union-bounded grid", _BOUNDS),
     Member(
@@ -195,6 +223,12 @@ DIVERGENCE_MEMBERS = (
         "the change of measure as a convex CVXPY expression of q, or None",
         "ccp",
     ),
+    Member(
+        "vectorized",
+        "",
+        "True where every member takes arrays where the table says (else each element in turn)",
+        "everyone",
+    ),
     Member("symbol", "", "how explain() writes its argument", "explain"),
     Member(
         "teaching_terms",
@@ -218,8 +252,9 @@ DISTANCE_MEMBERS = (
         "the largest R with phi(L, R) <= rhs, rounded outward",
         "every bound",
         True,
+        arrays=(0, 1),
     ),
-    Member("phi", "lhat, l", "the distance itself", "nlp and the tests"),
+    Member("phi", "lhat, l", "the distance itself", "nlp and the tests", arrays=(0, 1)),
     Member("expr", "lhat, l", "the distance as a CVXPY expression", "explain"),
     Member(
         "inverse_form",
@@ -251,12 +286,14 @@ DISTANCE_MEMBERS = (
         "K, m, delta, rounding",
         "rhs of the KL bound",
         "the KL bounds",
+        arrays=(0,),
     ),
     Member(
         "kl_bound",
         "L, K, m, delta, grid, rounding",
         "the KL bound (the inverse at kl_right_side by default)",
         "the KL bounds",
+        arrays=(0, 1),
     ),
     Member(
         "default_grid",
@@ -271,7 +308,108 @@ DISTANCE_MEMBERS = (
         f"{_DECLARED}: edges checked at their ends",
     ),
     Member("teaching_form", "L, second, r", "the bound as explain() writes it", "explain"),
+    Member(
+        "vectorized",
+        "",
+        "True where every member takes arrays where the table says (else each element in turn)",
+        "everyone",
+    ),
 )
+
+
+def placeholder(function):
+    """Mark a base class's member as one it does not offer.
+
+    The member raises, or says False, until a subclass or the adopted object gives its
+    own: :func:`offers` then says the object lacks it.
+
+    Parameters
+    ----------
+    function : callable
+        The base class's method.
+
+    Returns
+    -------
+    callable
+        ``function``, marked.
+    """
+    function.not_offered = True
+    return function
+
+
+def own(obj, name: str, base: type) -> bool:
+    """Say whether ``obj`` has a member ``name`` of its own (not ``base``'s default).
+
+    Parameters
+    ----------
+    obj : object
+        A divergence or distance, adopted or a subclass of ``base``.
+    name : str
+        The member.
+    base : type
+        The protocol's base class.
+
+    Returns
+    -------
+    bool
+        True where the member is the user's or a subclass's.
+    """
+    target = getattr(obj, "unwrapped", obj)
+    if not hasattr(target, name):
+        return False
+    return getattr(type(target), name, None) is not getattr(base, name, None)
+
+
+def offers(obj, name: str, base: type) -> bool:
+    """Say whether ``obj`` offers the member ``name``.
+
+    Its own, or a default of ``base`` that is not a :func:`placeholder`.
+
+    Parameters
+    ----------
+    obj : object
+        A divergence or distance.
+    name : str
+        The member.
+    base : type
+        The protocol's base class.
+
+    Returns
+    -------
+    bool
+        Whether an engine may call it.
+    """
+    if own(obj, name, base):
+        return True
+    default = getattr(base, name, None)
+    return default is not None and not getattr(default, "not_offered", False)
+
+
+def bound_refusal(obj, members, base: type) -> str | None:
+    """Say, in one line, which member a bound needs that ``obj`` lacks.
+
+    Parameters
+    ----------
+    obj : object
+        A divergence.
+    members : tuple of Member
+        The protocol.
+    base : type
+        The protocol's base class.
+
+    Returns
+    -------
+    str or None
+        None where ``obj`` offers every member a bound needs (:attr:`Member.for_bounds`).
+    """
+    for m in members:
+        if not m.for_bounds or offers(obj, m.name, base):
+            continue
+        if m.unless and own(obj, m.unless, base):
+            continue
+        kind = base.__name__.lower()
+        return f"the {kind} {obj.name!r} has no {m.written()}, which every bound needs: {m.what}"
+    return None
 
 
 def missing(user, members) -> list[str]:
@@ -348,12 +486,15 @@ def adopt(user, base: type, members):
         )
     key = (base, tuple(m.name for m in members))
     if key not in _ADOPTERS:
-        _ADOPTERS[key] = _adopter(base, frozenset(m.name for m in members))
+        arrays = {m.name: m.arrays for m in members if m.arrays}
+        _ADOPTERS[key] = _adopter(base, frozenset(m.name for m in members), arrays)
     return _ADOPTERS[key](user)
 
 
-def _adopter(base: type, names: frozenset) -> type:
-    """A subclass of ``base`` whose protocol members come from a wrapped object."""
+def _adopter(base: type, names: frozenset, arrays: dict) -> type:
+    """A subclass of ``base`` whose protocol members come from a wrapped object (those
+    of ``arrays``, ``{name: positions}``, called element by element unless the object
+    is ``vectorized``)."""
 
     def __init__(self, user):
         object.__setattr__(self, "unwrapped", user)
@@ -362,7 +503,10 @@ def _adopter(base: type, names: frozenset) -> type:
         if name in names:
             user = object.__getattribute__(self, "unwrapped")
             if hasattr(user, name):
-                return getattr(user, name)
+                found = getattr(user, name)
+                if name in arrays and not getattr(user, "vectorized", False):
+                    return _elementwise(found, arrays[name])
+                return found
         return object.__getattribute__(self, name)
 
     def __repr__(self):
@@ -382,6 +526,27 @@ def _adopter(base: type, names: frozenset) -> type:
     return type(f"Adopted{base.__name__}", (base,), body)
 
 
+def _elementwise(function, positions):
+    """``function`` called on each element of its arguments at ``positions`` (broadcast
+    together) where any is an array: a member written for floats (``math.exp``) takes
+    the arrays the engines pass."""
+
+    def each(*args, **kwargs):
+        values = [np.asarray(args[i], dtype=float) for i in positions if i < len(args)]
+        if all(v.ndim == 0 for v in values):
+            return function(*args, **kwargs)
+        shaped = np.broadcast_arrays(*values)
+        out = np.empty(shaped[0].shape)
+        for index in np.ndindex(out.shape):
+            call = list(args)
+            for i, v in zip(positions, shaped, strict=False):
+                call[i] = float(v[index])
+            out[index] = function(*call, **kwargs)
+        return out
+
+    return each
+
+
 def table(members) -> str:
     """Write ``members`` as a reStructuredText list-table, for the docs.
 
@@ -398,7 +563,14 @@ def table(members) -> str:
     lines = [".. list-table::", "   :header-rows: 1", ""]
     rows = [("member", "required", "what it gives", "who asks for it")]
     for m in members:
-        rows.append((f"``{m.written()}``", "yes" if m.required else "", m.what, m.who))
+        required = "yes" if m.required else "for a bound" if m.for_bounds else ""
+        what = m.what
+        if m.unless:
+            what += f" (not needed with a {m.unless} of its own)"
+        if m.arrays:
+            names = [m.call.split(", ")[i] for i in m.arrays]
+            what += f"; {' and '.join(names)} may be arrays"
+        rows.append((f"``{m.written()}``", required, what, m.who))
     for row in rows:
         lines.append(f"   * - {row[0]}")
         lines.extend(f"     - {cell}" for cell in row[1:])
