@@ -43,6 +43,8 @@ class Polytope:
             raise ValueError("lo and hi must have one length and lo <= hi")
         self.normals: list[tuple] = []  # constraint j: normals[j] @ x >= offsets[j]
         self.offsets: list[Fraction] = []
+        self._rows: list[list] = []  # constraint j scaled to integers: (a..., b), a @ x >= b
+        self._N, self._o = np.empty((0, self.d)), np.empty(0)
         self.cuts: list[int] = []  # the indices of the cuts, in the order added
         for i in range(self.d):
             e = tuple(Fraction(int(k == i)) for k in range(self.d))
@@ -58,6 +60,7 @@ class Polytope:
             if x not in self.vertices:
                 self.vertices.append(x)
                 self.active.append(self._active_at(x))
+        self._exact = [_scaled(x) for x in self.vertices]
         self._X = _floats(self.vertices, self.d)
         self._reset_marks(len(self.vertices))
 
@@ -74,29 +77,39 @@ class Polytope:
     def _add(self, normal, offset) -> int:
         self.normals.append(normal)
         self.offsets.append(offset)
-        self._N = np.array([[float(x) for x in n] for n in self.normals])
-        self._o = np.array([float(x) for x in self.offsets])
+        self._rows.append(_integers(list(normal) + [offset]))
+        self._N = np.vstack([self._N, [[float(x) for x in normal]]])
+        self._o = np.append(self._o, float(offset))
         return len(self.normals) - 1
+
+    def _pop(self):
+        """Take the last constraint away."""
+        for kept in (self.normals, self.offsets, self._rows):
+            kept.pop()
+        self._N, self._o = self._N[:-1], self._o[:-1]
 
     def _signs(self, rows, points, floats):
         """The sign (-1, 0 or +1) of ``normals[j] @ x - offsets[j]`` for each ``j`` in
-        ``rows`` (axis 0) and ``x`` in ``points`` (axis 1), for sure: by floats, with a
-        guard on their rounding, and exactly where the guard does not settle it."""
+        ``rows`` (axis 0) and ``x`` in ``points`` (axis 1, each as :func:`_scaled`
+        gives it), for sure: by floats, with a guard on their rounding, and in integers
+        where the guard does not settle it."""
         N, o = self._N[rows], self._o[rows]
         approx = N @ floats.T - o[:, None]
         guard = 16 * EPS * (np.abs(N) @ np.abs(floats).T + np.abs(o)[:, None]) + 1e-300
         signs = np.sign(approx).astype(int)
         for r, k in zip(*np.nonzero(np.abs(approx) <= guard), strict=True):
-            j, x = rows[r], points[k]
-            exact = sum((a * b for a, b in zip(self.normals[j], x, strict=True)), Fraction(0))
-            signs[r, k] = (exact > self.offsets[j]) - (exact < self.offsets[j])
+            *a, b = self._rows[rows[r]]
+            numerators, denominator = points[k]
+            exact = sum(x * y for x, y in zip(a, numerators, strict=True)) - b * denominator
+            signs[r, k] = (exact > 0) - (exact < 0)
         return signs
 
-    def _active_at(self, x) -> frozenset:
-        """The constraints tight at ``x`` (all of them are checked, in exact arithmetic)."""
-        rows = np.arange(len(self.normals))
-        signs = self._signs(rows, [x], _floats([x], self.d))[:, 0]
-        return frozenset(int(j) for j in rows[signs == 0])
+    def _active_at(self, x, tight=()) -> frozenset:
+        """The constraints tight at ``x``: ``tight`` (known to be) and those of the rest
+        that are, checked in exact arithmetic."""
+        rows = np.array([j for j in range(len(self.normals)) if j not in tight], dtype=int)
+        signs = self._signs(rows, [_scaled(x)], _floats([x], self.d))[:, 0]
+        return frozenset(int(j) for j in rows[signs == 0]) | frozenset(tight)
 
     def cut(self, w, c) -> bool:
         """Add the halfspace ``w @ x >= c``.
@@ -114,33 +127,35 @@ class Polytope:
             Whether any vertex was cut off (a cut that removes none is not kept).
         """
         j = self._add(tuple(Fraction(float(x)) for x in w), Fraction(float(c)))
-        slacks = self._signs([j], self.vertices, self._X)[0]
+        slacks = self._signs([j], self._exact, self._X)[0]
         if np.all(slacks >= 0):
-            self.normals.pop()
-            self.offsets.pop()
-            self._N, self._o = self._N[:-1], self._o[:-1]
+            self._pop()
             return False
         self.cuts.append(j)
         new_vertices, new_active, seen = [], [], set()
-        beyond = np.flatnonzero(slacks < 0)
+        masks = [sum(1 << i for i in active) for active in self.active]  # as bits: fast
+        beyond = [(m, masks[m]) for m in np.flatnonzero(slacks < 0)]
         for k in np.flatnonzero(slacks > 0):
-            for m in beyond:
-                common = self.active[k] & self.active[m]
-                if len(common) < self.d - 1 or _rank([self.normals[i] for i in common]) != (
-                    self.d - 1
-                ):
+            for m, mask in beyond:
+                if (masks[k] & mask).bit_count() < self.d - 1:
                     continue
-                x = self._solve(_independent(common, self.normals, self.d - 1) + [j])
+                common = self.active[k] & self.active[m]
+                normals = {i: self._rows[i][:-1] for i in common}
+                if _rank(list(normals.values())) != self.d - 1:
+                    continue
+                rows = _independent(normals, self.d - 1) + [j]
+                x = self._solve(rows)
                 if x is not None and x not in seen:
                     seen.add(x)
                     new_vertices.append(x)
-                    new_active.append(self._active_at(x))
+                    new_active.append(self._active_at(x, rows))
         kept = np.flatnonzero(slacks >= 0)
         fresh = [None] * len(new_vertices)
         self.values = [self.values[k] for k in kept] + fresh
         self._lower = [self._lower[k] for k in kept] + fresh
         self.kept = kept
         self.vertices = [self.vertices[k] for k in kept] + new_vertices
+        self._exact = [self._exact[k] for k in kept] + [_scaled(x) for x in new_vertices]
         self._X = np.vstack([self._X[kept], _floats(new_vertices, self.d)])
         self.active = [
             self.active[k] | ({j} if slacks[k] == 0 else set()) for k in kept
@@ -152,7 +167,7 @@ class Polytope:
         each row scaled to integers (a float's denominator is a power of 2), eliminated
         without fractions (Bareiss), and each coordinate one exact quotient."""
         d = self.d
-        A = [_integers(list(self.normals[i]) + [self.offsets[i]]) for i in rows]
+        A = [list(self._rows[i]) for i in rows]
         previous = 1
         for col in range(d):
             pivot = next((r for r in range(col, d) if A[r][col] != 0), None)
@@ -237,8 +252,16 @@ def _integers(row) -> list[int]:
     return [int(x * scale) for x in row]
 
 
+def _scaled(x) -> tuple:
+    """A rational point as ``(numerators, denominator)``: integers over their least
+    common denominator, so that a constraint's sign at it is one integer sum."""
+    denominator = math.lcm(*(v.denominator for v in x))
+    return tuple(v.numerator * (denominator // v.denominator) for v in x), denominator
+
+
 def _rank(rows) -> int:
-    """The rank of a list of rational vectors (Gaussian elimination, exact)."""
+    """The rank of a list of integer vectors (elimination by cross-multiplication,
+    each row divided by its entries' greatest common divisor: exact)."""
     rows = [list(r) for r in rows]
     rank, cols = 0, len(rows[0]) if rows else 0
     for col in range(cols):
@@ -246,18 +269,22 @@ def _rank(rows) -> int:
         if pivot is None:
             continue
         rows[rank], rows[pivot] = rows[pivot], rows[rank]
+        top = rows[rank]
         for r in range(rank + 1, len(rows)):
             if rows[r][col] != 0:
-                f = rows[r][col] / rows[rank][col]
-                rows[r] = [a - f * b for a, b in zip(rows[r], rows[rank], strict=True)]
+                f = rows[r][col]
+                row = [top[col] * a - f * b for a, b in zip(rows[r], top, strict=True)]
+                g = math.gcd(*row)
+                rows[r] = [a // g for a in row] if g > 1 else row
         rank += 1
     return rank
 
 
-def _independent(indices, normals, count) -> list[int]:
-    """``count`` of ``indices`` whose normals are linearly independent."""
+def _independent(normals, count) -> list[int]:
+    """``count`` of the constraints ``normals`` (``{index: integer normal}``) whose
+    normals are linearly independent, in order of index."""
     chosen: list[int] = []
-    for i in sorted(indices):
+    for i in sorted(normals):
         if _rank([normals[j] for j in chosen] + [normals[i]]) > len(chosen):
             chosen.append(i)
             if len(chosen) == count:
