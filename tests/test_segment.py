@@ -60,6 +60,47 @@ def test_pac_bound_2_at_a_perfect_voter_says_what_it_proves():
     assert result.bound <= _least_on_grid(declared) + 1e-6  # the vertex's value is found
 
 
+# dense near both ends, where a perfect voter's joint error vanishes like (1 - t)^2
+NEAR_ENDS = np.concatenate([np.logspace(-14, -0.3, 600), 1 - np.logspace(-14, -0.3, 600)])
+
+
+def test_pac_bound_2_at_a_perfect_voter_is_certified_on_its_domains_edge():
+    """Near the perfect voter every box of term values holds rates past PAC-Bound 2's
+    domain (a joint error below 0); its least value on the face where the joint error
+    is the least on the interval bounds the interval, and the minimum (at 1 - t near
+    1e-4) is certified. The lower bound is checked against the bound on a grid dense
+    near the ends and around the posterior found."""
+    declared = _perfect_and_complement()["pac_bound_2"]
+    result = _minimize(declared)
+    lower = result.certificate.lower_bound
+    t = result.posterior[0]
+    around = np.clip(t + np.linspace(-1e-4, 1e-4, 401), 0.0, 1.0)
+    grid = _least_on_grid(declared, np.concatenate([GRID, NEAR_ENDS, around]))
+    assert result.status == "optimal"
+    assert result.bound - lower <= gap_goal(1e-7, 1e-6, result.bound)
+    assert lower <= grid and result.bound <= grid + 1e-12
+    assert 1e-5 < 1 - t < 1e-3  # declare.rst: "at 1 - t near 1e-4"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_bound_with_a_nearly_perfect_voter_holds_against_a_grid(seed):
+    """A voter that errs on at most two examples and one that errs often, held out, a
+    random prior: every certificate is below the bound's least value on a grid dense
+    near the ends (where the joint error of PAC-Bound 2 nears its domain's edge)."""
+    rng = np.random.default_rng(100 + seed)
+    n = 150
+    y = rng.choice([-1, 1], n)
+    wrong = np.stack([np.arange(n) < seed % 3, rng.random(n) < rng.uniform(0.3, 0.9)], axis=1)
+    votes = np.where(wrong, -y[:, None], y[:, None])
+    declarations = _fit(votes, y, np.ones((n, 2), bool), rng.dirichlet([1.0, 1.0]))
+    for name in declarations:
+        result = _minimize(declarations[name])
+        grid = _least_on_grid(declarations[name], np.concatenate([GRID[::4], NEAR_ENDS[::4]]))
+        assert result.certificate.lower_bound <= grid, name
+        if result.status == "optimal":
+            assert result.bound <= grid + gap_goal(1e-7, 1e-6, result.bound), name
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_every_bound_on_two_voters_holds_against_a_grid(seed):
     """Random voters, held out (seed 0) and out of bag (seed 1), a random prior: every

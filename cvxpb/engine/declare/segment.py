@@ -21,10 +21,19 @@ gradients: each line is lowered by ``SLOPE_ERROR`` times the gradient's size tim
 
 **The search.** In rounds, every interval whose lower bound is not within the gap goal
 of the least value found is cut at its midpoint and the bound evaluated there (rounded
-up), all at once, until none is left. Where an interval stays without a finite lower bound
-down to ``2^-HOPELESS`` (the box of its terms' values holds rates no sample gives, as
-at PAC-Bound 2's edge where a voter is perfect), the search ends with none, and the
-searches of the other shapes take over. Midpoints of ``[0, 1]`` are dyadic, so ``1 - t`` is
+up), all at once, until none is left.
+
+**An atom's domain.** Where the least values' corner lies past an atom's domain
+(``w @ t >= c`` for the oriented terms, :func:`cvxpb.engine.declare.vertices.domain_weights`,
+``c`` proven by the terms' least entry: PAC-Bound 2's joint error of at least 0, where
+a voter is perfect and the box of an interval near it holds rates no sample gives), the
+terms' values on the interval lie in ``{t >= least, w @ t >= c}``; the bound increases
+in each, so its least value there is on the face ``w @ t = c``, whose corners raise one
+term each. Where the bound's minorant is proven concave on a box holding them, the
+least of its values at those corners (each raised term rounded down) bounds the
+interval. Where an interval stays without a finite lower bound down to
+``2^-HOPELESS``, the search ends with none, and the searches of the other shapes take
+over. Midpoints of ``[0, 1]`` are dyadic, so ``1 - t`` is
 exact and every posterior evaluated is on the simplex exactly; an interval is not cut
 below ``2^-MAX_DEPTH``.
 """
@@ -33,8 +42,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from cvxpb.engine.declare.pareto import Solved
+from cvxpb.engine.declare.box import Box
+from cvxpb.engine.declare.pareto import VERTEX_CURVATURES, Solved
+from cvxpb.engine.declare.terms import weighted_floor
 from cvxpb.engine.declare.values import Values
+from cvxpb.engine.declare.vertices import domain_weights
 from cvxpb.numerics.tolerances import EPS, gap_goal, nudge
 
 GRID = 64  # the first intervals
@@ -64,6 +76,12 @@ class SegmentSearch:
         self.convex = {t: None for t in self.terms}  # every term is taken as it is
         self.curvature = {t: 2 * t.least_curvature(signs[t]) for t in self.terms}
         self.solved: list[Solved] = []
+        self.form = bound.bounding_form(+1)  # a minorant of the bound, for the domains
+        self.faces = []  # (w, c): w @ t >= c for the oriented terms at every posterior
+        for w in domain_weights(bound, self.terms, signs):
+            c = weighted_floor(list(zip(self.terms, w, strict=True)), signs)
+            if np.isfinite(c):
+                self.faces.append((w, c))
 
     @classmethod
     def applies(cls, posterior, terms, signs) -> bool:
@@ -132,37 +150,65 @@ class SegmentSearch:
         least = {t: self._least(t, a[t], b[t], width) for t in self.terms}
         values = Values(coordinates=least, signs=self.signs)
         lower = np.asarray(self.bound.evaluate(values, -1), dtype=float)
-        return np.where(np.isnan(lower), -np.inf, np.broadcast_to(lower, width.shape))
+        lower = np.where(np.isnan(lower), -np.inf, np.broadcast_to(lower, width.shape))
+        if self.faces and np.any(lower == -np.inf):
+            corner = np.stack([np.broadcast_to(least[t], width.shape) for t in self.terms])
+            lower = np.maximum(lower, self._on_faces(corner, lower == -np.inf, a, b, width))
+        return lower
+
+    def _on_faces(self, corner, where, a, b, width):
+        """Lower bounds on the intervals ``where`` whose least values' ``corner`` (one
+        row per term) lies past an atom's domain: the least of the minorant at the
+        corners of the face ``w @ t = c`` (module text), ``c`` raised on each interval
+        to the least value there of ``w @ t`` itself; ``-inf`` elsewhere."""
+        found = np.full(corner.shape[1], -np.inf)
+        for w, c in self.faces:
+            here = np.maximum(c, self._least_combined(w, a, b, width))
+            with np.errstate(invalid="ignore"):
+                short = here - w @ corner  # how far below the face the corner is
+            for k in np.flatnonzero(where & (short > 0)):
+                found[k] = max(found[k], self._least_on_face(corner[:, k], w, short[k]))
+        return found
+
+    def _least_combined(self, w, a, b, width):
+        """The least value of ``w @ t`` (oriented terms) on each interval: a function
+        whose ends are the terms' weighted sums and whose curvature is at least theirs,
+        weighted."""
+
+        weighted = [(wi, t) for wi, t in zip(w, self.terms, strict=True) if wi > 0]
+
+        def summed(end):
+            low, slope, size = (sum(wi * end[t][j] for wi, t in weighted) for j in range(3))
+            error = 4 * EPS * sum(wi * np.abs(end[t][0]) for wi, t in weighted)
+            return nudge(low - error, -1), slope, size
+
+        k = float(sum(wi * self.curvature[t] for wi, t in weighted))
+        return _least_of(summed(a), summed(b), k, width)
+
+    def _least_on_face(self, corner, w, short) -> float:
+        """The least of the minorant at the face's corners, rounded down, where it is
+        proven concave on their box; ``-inf`` elsewhere."""
+        raised = []
+        for i in np.flatnonzero(w > 0):
+            point = corner.copy()
+            point[i] = nudge(corner[i] + short / w[i], -1)
+            raised.append(point)
+        raised = np.array(raised)
+        top = nudge(np.max(raised, axis=0) + 4 * EPS * np.abs(short), +1)
+        lo = dict(zip(self.terms, corner.tolist(), strict=True))
+        box = Box(lo, dict(zip(self.terms, top.tolist(), strict=True)), self.signs)
+        if self.form.curvature_over(box) not in VERTEX_CURVATURES:
+            return -np.inf
+        coordinates = {t: raised[:, j] for j, t in enumerate(self.terms)}
+        values = self.form.evaluate(Values(coordinates=coordinates, signs=self.signs), -1)
+        values = np.asarray(values, dtype=float)
+        least = float(np.min(values)) if not np.any(np.isnan(values)) else -np.inf
+        return float(nudge(least, -1))
 
     def _least(self, term, left, right, width):
         """The oriented term's least value on each interval, from its ends, rounded
         down."""
-        (o_a, g_a, e_a), (o_b, g_b, e_b) = left, right
-        k = self.curvature[term]
-        if k < 0:  # at least the lesser end less -k w^2 / 8
-            return nudge(np.minimum(o_a, o_b) + k * width**2 / 8, -1)
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            s = (o_b - o_a - g_b * width) / (g_a - g_b)  # where the tangents cross
-            s = np.clip(np.nan_to_num(s, nan=0.0), 0.0, width)
-            crossing = np.minimum(o_a + g_a * s, np.minimum(o_a, o_b))
-            error = 4 * EPS * (np.abs(o_a) + np.abs(o_b) + (np.abs(g_a) + np.abs(g_b)) * width)
-            crossing = crossing - error - SLOPE_ERROR * (e_a + e_b) * width
-            at_a = o_a - SLOPE_ERROR * e_a * width  # increasing from a: least at a
-            at_b = o_b - SLOPE_ERROR * e_b * width  # decreasing to b
-            from_b = o_b - g_b * width - SLOPE_ERROR * e_b * width  # vertical tangent at a
-            from_a = o_a + g_a * width - SLOPE_ERROR * e_a * width  # and at b
-        least = np.select(
-            [
-                np.isnan(g_a) | np.isnan(g_b),
-                g_a >= 0,
-                g_b <= 0,
-                ~np.isfinite(g_a),
-                ~np.isfinite(g_b),
-            ],
-            [-np.inf, at_a, at_b, from_b, from_a],
-            crossing,
-        )
-        return nudge(least, -1)
+        return _least_of(left, right, self.curvature[term], width)
 
     def _at(self, t):
         """At each ``q(t)``: ``t``, and for each term its oriented value rounded down, its
@@ -191,6 +237,37 @@ class SegmentSearch:
         finite = gradient[np.isfinite(gradient)]
         slope = s * (gradient[0] - gradient[1]) if finite.size else np.nan
         return s * term.core(q, -s), slope, 1.0 + float(np.sum(np.abs(finite))), s * term.core(q, s)
+
+
+def _least_of(left, right, k, width):
+    """The least value on each interval of a function with second derivative at least
+    ``k`` along the segment, from its ends' ``(value rounded down, slope, gradient
+    size)``, rounded down (module text)."""
+    (o_a, g_a, e_a), (o_b, g_b, e_b) = left, right
+    if k < 0:  # at least the lesser end less -k w^2 / 8
+        return nudge(np.minimum(o_a, o_b) + k * width**2 / 8, -1)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        s = (o_b - o_a - g_b * width) / (g_a - g_b)  # where the tangents cross
+        s = np.clip(np.nan_to_num(s, nan=0.0), 0.0, width)
+        crossing = np.minimum(o_a + g_a * s, np.minimum(o_a, o_b))
+        error = 4 * EPS * (np.abs(o_a) + np.abs(o_b) + (np.abs(g_a) + np.abs(g_b)) * width)
+        crossing = crossing - error - SLOPE_ERROR * (e_a + e_b) * width
+        at_a = o_a - SLOPE_ERROR * e_a * width  # increasing from a: least at a
+        at_b = o_b - SLOPE_ERROR * e_b * width  # decreasing to b
+        from_b = o_b - g_b * width - SLOPE_ERROR * e_b * width  # vertical tangent at a
+        from_a = o_a + g_a * width - SLOPE_ERROR * e_a * width  # and at b
+    least = np.select(
+        [
+            np.isnan(g_a) | np.isnan(g_b),
+            g_a >= 0,
+            g_b <= 0,
+            ~np.isfinite(g_a),
+            ~np.isfinite(g_b),
+        ],
+        [-np.inf, at_a, at_b, from_b, from_a],
+        crossing,
+    )
+    return nudge(least, -1)
 
 
 def _take(ends, index):

@@ -115,7 +115,8 @@ class VertexSearch(ParetoSearch):
         relaxed = any(m is not None for m in self.convex.values())
         stall = STALL if relaxed else STALL_EXACT
         history = []
-        edges = self._domain_weights()  # cut at the atoms' domains once a vertex is past
+        edges = domain_weights(self.bound, self.terms, self.signs)  # cut at the atoms'
+        # domains once a vertex is past
         while True:
             best = min(self.solved, key=lambda s: s.value)
             lower, vertex = self._least_vertex()
@@ -152,33 +153,6 @@ class VertexSearch(ParetoSearch):
             weights.append(w)
         stationary = self._stationary(self.terms[0].posterior.prior)
         return weights + ([stationary] if stationary is not None else [])
-
-    def _domain_weights(self):
-        """Weights along which an atom of the bound is finite only on one side.
-
-        An atom's ``domain`` row ``a`` says ``a @ args >= 0`` at every rate a sample
-        gives and ``-inf`` (from below) elsewhere. Where the arguments it weighs are
-        terms and ``a`` times their orientation is at least 0, the scalarized program
-        at those weights proves a cut (its least entry, as
-        :func:`cvxpb.engine.declare.terms.weighted_floor`) that keeps the polytope's
-        vertices where the atom has a value, not past its edge where each vertex would
-        certify nothing.
-        """
-        position = {t: i for i, t in enumerate(self.terms)}
-        weights = []
-        for node in _nodes(self.bound):
-            for row in node.domain:
-                w = np.zeros(len(self.terms))
-                for arg, a in zip(node.args, row, strict=True):
-                    if a == 0:
-                        continue
-                    if arg not in position:
-                        break
-                    w[position[arg]] += a * self.signs[arg]
-                else:
-                    if np.all(w >= 0) and w.sum() > 0:
-                        weights.append(w / w.sum())
-        return weights
 
     def _stationary(self, q):
         """The normalized slopes of ``G`` in the terms at ``q``, if finite and not zero."""
@@ -246,6 +220,49 @@ class VertexSearch(ParetoSearch):
         k = int(np.argmin(values))
         self._least_index = k
         return float(nudge(values[k], -1)) if np.isfinite(values[k]) else -np.inf, k
+
+
+def domain_weights(bound, terms, signs) -> list:
+    """Find the weights along which an atom of ``bound`` is finite only on one side.
+
+    An atom's ``domain`` row ``a`` says ``a @ args >= 0`` at every rate a sample gives
+    and ``-inf`` (from below) elsewhere. Where the arguments it weighs are terms and
+    ``a`` times their orientation is at least 0, ``w @ t >= 0`` holds for the oriented
+    terms ``t`` at every posterior: the vertex search proves a cut there (the
+    scalarized program at those weights, its least entry as
+    :func:`cvxpb.engine.declare.terms.weighted_floor`) that keeps the polytope's
+    vertices where the atom has a value, not past its edge where each vertex would
+    certify nothing; the segment search takes the least value on the edge instead.
+
+    Parameters
+    ----------
+    bound : Expression
+        The declared bound.
+    terms : sequence of Term
+        Its terms, in the order of the weights.
+    signs : dict
+        Their orientations.
+
+    Returns
+    -------
+    list of ndarray
+        Each the weights of one domain row, non-negative, summing to 1.
+    """
+    position = {t: i for i, t in enumerate(terms)}
+    weights = []
+    for node in _nodes(bound):
+        for row in node.domain:
+            w = np.zeros(len(terms))
+            for arg, a in zip(node.args, row, strict=True):
+                if a == 0:
+                    continue
+                if arg not in position:
+                    break
+                w[position[arg]] += a * signs[arg]
+            else:
+                if np.all(w >= 0) and w.sum() > 0:
+                    weights.append(w / w.sum())
+    return weights
 
 
 def _nodes(expression):
