@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from cvxpb.engine.declare.ball import BallBound
 from cvxpb.engine.declare.checks import check_tolerances, one_posterior
 from cvxpb.engine.declare.expressions import DeclarationError, as_expression
 from cvxpb.engine.declare.least import LeastOf
@@ -563,6 +564,9 @@ class Minimize(Solvable):
         local = not certified or bool(relaxed)
         if local:
             best = self._polished(best, search, tol)
+        if open_gap() and BallBound.applies(self.terms, self.signs):
+            goal = best.value - gap_goal(tol, rtol, best.value)
+            lower = max(lower, BallBound(self.bound, self.terms, self.signs).lower(goal))
         _checked(best.value, "the posterior found")
         # the weight of the second term in min A + mu B
         mu = best.mu if n == 2 and not on_segment else None
