@@ -18,18 +18,14 @@ from cvxpb.engine.declare.values import Values
 from cvxpb.ensemble import bounds as mv
 from cvxpb.ensemble.classifier import _declarations, _minimize, _statistics
 from tests.test_declare import _multistart
+from tests.test_reported_bounds import _errorless_voter_far_below_the_prior
 
 
-def _errorless_voter_under_a_tiny_prior(seed, n=300, H=5):
-    """Voter 0 never errs and its prior weight is 1e-200; the others err 30% of the
-    time, independently (the issue's case, held out)."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    flips = rng.random((n, H)) < np.r_[0.0, np.full(H - 1, 0.3)]
-    votes = np.where(flips, 1 - y[:, None], y[:, None])
-    errors = (votes != y[:, None]).astype(float)
-    prior = np.r_[1e-200, np.full(H - 1, (1 - 1e-200) / (H - 1))]
-    return pb.Posterior(prior), errors, n
+def _errorless_voter_under_a_tiny_prior(seed):
+    """The issue's case, held out: n = 300, five voters, voter 0 errorless and weighed
+    1e-200 by the prior, the others erring 30% of the time."""
+    q, errors, _, n = _errorless_voter_far_below_the_prior(n=300, seed=seed)
+    return q, errors, n
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -95,12 +91,15 @@ def _check_every_bound(seed, oob, tiny, multistart):
     assert checked >= 5
 
 
+VOTES = {  # random votes: a seed, held out or out of bag, the prior's least weight
+    "seed": st.integers(0, 10_000),
+    "oob": st.booleans(),
+    "tiny": st.sampled_from([None, 1e-200, 1e-30, 1e-3]),
+}
+
+
 @settings(max_examples=3, deadline=None)
-@given(
-    seed=st.integers(0, 10_000),
-    oob=st.booleans(),
-    tiny=st.sampled_from([None, 1e-200, 1e-30, 1e-3]),
-)
+@given(**VOTES)
 def test_the_ball_bound_is_below_every_value_of_every_bound(seed, oob, tiny):
     """At 300 Dirichlet posteriors, the vertices and the prior."""
     _check_every_bound(seed, oob, tiny, multistart=False)
@@ -108,11 +107,7 @@ def test_the_ball_bound_is_below_every_value_of_every_bound(seed, oob, tiny):
 
 @pytest.mark.slow
 @settings(max_examples=12, deadline=None)
-@given(
-    seed=st.integers(0, 10_000),
-    oob=st.booleans(),
-    tiny=st.sampled_from([None, 1e-200, 1e-30, 1e-3]),
-)
+@given(**VOTES)
 def test_the_ball_bound_is_below_a_multistart_of_every_bound(seed, oob, tiny):
     """And below a Nelder-Mead multistart's best."""
     _check_every_bound(seed, oob, tiny, multistart=True)
