@@ -168,3 +168,20 @@ def test_a_constant_is_there_without_uses_constant():
     mine = pb.BoundProblem(RISKS, m=M, distance="linear", divergence=Chi2Moment())
     ours = pb.BoundProblem(RISKS, m=M, distance="linear", divergence="chi2").solve()
     assert mine.solve("nlp").bound == pytest.approx(ours.bound, abs=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["BoundProblem", "Minimize"])
+def test_a_method_may_call_what_solvable_lists_on_either_problem(kind):
+    """Solvable's docstring lists what a method may call on the problem it is given:
+    each is there, for a BoundProblem and a Minimize alike, and means the same."""
+    bound = pb.BoundProblem(RISKS, m=M, distance="kl", divergence="kl")
+    problem = bound if kind == "BoundProblem" else bound.declared()
+    prior = problem.declared().posterior.prior
+    assert problem.value_at(prior) == pytest.approx(bound.evaluate(prior), abs=1e-15)
+    found = problem.result_from_posterior(
+        prior, method="mine", status="local", seconds=0.0, iterations=0
+    )
+    assert found.bound == problem.value_at(prior)
+    failed = problem.failed_result("mine", "solver_failed", "it raised", 0.0)
+    assert math.isnan(failed.bound) and failed.posterior.shape == prior.shape
+    assert problem.standard_form() is not None

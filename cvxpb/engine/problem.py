@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -321,6 +320,24 @@ class BoundProblem(Solvable):
         """
         return min(self.evaluate_unclipped(q), 1.0)
 
+    def value_at(self, q) -> float:
+        """Evaluate the bound at ``q``, rounded up, at most 1.
+
+        :meth:`evaluate`, by the name every problem answers to
+        (:meth:`cvxpb.Minimize.value_at`).
+
+        Parameters
+        ----------
+        q : array_like of shape (H,)
+            A posterior.
+
+        Returns
+        -------
+        float
+            The bound.
+        """
+        return self.evaluate(q)
+
     def evaluate_unclipped(self, q) -> float:
         """Evaluate the bound's formula at ``q``, rounded outward, even above 1.
 
@@ -568,46 +585,6 @@ class BoundProblem(Solvable):
             The copy.
         """
         return dataclasses.replace(result, **changes)
-
-    def failed_result(
-        self,
-        method: str,
-        status: str,
-        message: str,
-        seconds: float,
-        iterations: int = 0,
-        **fields,
-    ):
-        """Build the Result of a solve that produced no posterior.
-
-        Parameters
-        ----------
-        method, status, message : str
-            What ran, how it ended and the solver's own words.
-        seconds : float
-            Wall-clock time.
-        iterations : int, default=0
-            Iterations done.
-        **fields
-            The Result's other fields.
-
-        Returns
-        -------
-        Result
-            With bound, posterior and the terms' values NaN.
-        """
-        return Result(
-            bound=math.nan,
-            posterior=np.full(self.H, np.nan),
-            status=status,
-            method=method,
-            seconds=seconds,
-            iterations=iterations,
-            empirical_risk=math.nan,
-            divergence=math.nan,
-            message=message,
-            **fields,
-        )
 
     def explain(self) -> str:
         """Explain the bound as a convex program.

@@ -27,10 +27,35 @@ STATUSES = {
     "converged": "the method's own iteration met its stopping rule (ccp, fixed_point, "
     "nlp): a stationary point at best, not proven global",
 }
-"""What each status of a solved problem claims. The bound at the posterior is a true
-bound under every one of them. Any other status says what stopped the method
-(``"max_rounds"``, ``"max_iter"``, ``"infeasible"``, ``"solver_failed"``, ...), with the
-solver's own words in ``message``; where no posterior came out, the bound is NaN."""
+"""What each status of a solved problem claims of the minimum. The bound at the
+posterior is a true bound under every one of them; the statuses of :data:`STOPPED`
+say instead what stopped a method."""
+
+STOPPED = {
+    "max_rounds": "the search's rounds ran out before the gap closed (exact)",
+    "max_iter": "the iterations ran out before the stopping rule held (ccp, nlp)",
+    "time_limit": "max_seconds ran out (nlp)",
+    "stalled": "the iterates stopped improving before the stopping rule held (ccp)",
+    "stopped": "the solver stopped on a rule of its own (nlp, trust-constr)",
+    "linesearch_failed": "SLSQP's line search found no lower point (nlp)",
+    "did_not_converge": "the fixed-point iteration did not settle on some subset (fixed_point)",
+    "diverged": "the fixed-point iterates stopped being finite (fixed_point)",
+    "conditions_not_met": "the closed form's conditions fail on this problem "
+    "(closed_form, Theorem 11)",
+    "solver_failed": "the solver raised or returned no solution; its words are in message",
+    "infeasible": "the solver found the program infeasible (cvx, ccp, nlp)",
+    "infeasible_inaccurate": "CVXPY's solver found the program infeasible, to reduced "
+    "accuracy (cvx)",
+    "unbounded": "CVXPY's solver found the program unbounded (cvx)",
+    "unbounded_inaccurate": "CVXPY's solver found the program unbounded, to reduced accuracy (cvx)",
+    "infeasible_or_unbounded": "CVXPY's solver could not tell which (cvx)",
+    "user_limit": "a limit set on CVXPY's solver stopped it (cvx)",
+    "solver_error": "CVXPY's solver reported an error (cvx)",
+}
+"""What each status that is not a claim says stopped the method, with the solver's own
+words in ``message``; where no posterior came out, the bound is NaN. Each method states
+the statuses it returns (its module's ``STATUSES``), all of them keys here or of
+:data:`STATUSES`."""
 
 
 def clipped_lower(lower: float) -> float:
@@ -240,7 +265,8 @@ class Result:
                 f"  vacuous: the bound's formula is {self.unclipped_bound:.6g} at this "
                 "posterior, above 1, so the trivial bound 1 is reported"
             )
-        lines.append(f"  status {self.status}: {STATUSES.get(self.status, 'see message')}")
+        meaning = {**STATUSES, **STOPPED}.get(self.status, "see message")
+        lines.append(f"  status {self.status}: {meaning}")
         if self.certificate is not None:
             lines.append(
                 f"  certificate: no posterior has a bound below {self.certificate.lower_bound:.6g}"

@@ -4,12 +4,71 @@ alike, through the one registry of :mod:`cvxpb.engine.methods`)."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
+from cvxpb.engine.result import Result
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_choice
 
 
 class Solvable:
-    """A problem the registry's methods solve."""
+    """A problem the registry's methods solve.
+
+    What a method (:class:`cvxpb.engine.methods.method.Method`) may call on the problem
+    it is given, for :class:`cvxpb.Minimize` and :class:`cvxpb.BoundProblem` alike:
+
+    * ``declared()``: the problem as a :class:`cvxpb.Minimize` (itself, for one), whose
+      ``bound``, ``terms``, ``signs`` and ``posterior`` (its ``prior``) state it;
+    * ``value_at(q)``: the bound at a posterior, rounded up, clipped at 1;
+    * ``result_from_posterior(q, method=, status=, seconds=, iterations=, ...)``: the
+      :class:`cvxpb.Result` of a posterior, its bound re-evaluated (a solver's objective
+      is never the bound reported), ``status`` one of the method's ``statuses``;
+    * ``failed_result(method, status, message, seconds)``: the Result of a method that
+      found no posterior (bound NaN, the solver's words in ``message``);
+    * ``standard_form()``: the one PAC-Bayes bound it is, where it is one (else None).
+    """
+
+    def failed_result(
+        self,
+        method: str,
+        status: str,
+        message: str,
+        seconds: float,
+        iterations: int = 0,
+        **fields,
+    ):
+        """Build the Result of a solve that produced no posterior.
+
+        Parameters
+        ----------
+        method, status, message : str
+            What ran, how it ended and the solver's own words.
+        seconds : float
+            Wall-clock time.
+        iterations : int, default=0
+            Iterations done.
+        **fields
+            The Result's other fields.
+
+        Returns
+        -------
+        Result
+            With bound, posterior and the terms' values NaN.
+        """
+        return Result(
+            bound=math.nan,
+            posterior=np.full(self.declared().posterior.size, np.nan),
+            status=status,
+            method=method,
+            seconds=seconds,
+            iterations=iterations,
+            empirical_risk=math.nan,
+            divergence=math.nan,
+            message=message,
+            **fields,
+        )
 
     def methods(self) -> list[str]:
         """List the methods that accept this problem, in the order :meth:`compare` runs them.

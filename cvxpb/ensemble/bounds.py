@@ -83,8 +83,8 @@ def first_order(q: Posterior, risks, n, delta, distance="kl", divergence="kl", a
     distance : {"kl", "linear", "sq", "catoni"}, default="kl"
         The distance of :class:`cvxpb.Bound` (the divergence's own list).
     divergence : {"kl", "chi2", "renyi"} or Divergence, default="kl"
-        The divergence: a name, or an object (one of ours or a user's subclass of
-        :class:`cvxpb.Divergence`).
+        The divergence: a name, or an object (one of ours, a user's subclass of
+        :class:`cvxpb.Divergence`, or any object with its protocol's members, adopted).
     alpha : float, optional
         The Renyi order (``divergence="renyi"``).
 
@@ -123,8 +123,8 @@ def tandem(
     distance : {"kl", "linear", "sq", "catoni"}, default="kl"
         The distance of :class:`cvxpb.Bound` (the divergence's own list).
     divergence : {"kl", "chi2", "renyi"} or Divergence, default="kl"
-        The divergence: a name, or an object (one of ours or a user's subclass of
-        :class:`cvxpb.Divergence`).
+        The divergence: a name, or an object (one of ours, a user's subclass of
+        :class:`cvxpb.Divergence`, or any object with its protocol's members, adopted).
     alpha : float, optional
         The Renyi order (``divergence="renyi"``).
     matrix : array_like of shape (H, H), optional

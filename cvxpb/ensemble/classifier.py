@@ -146,7 +146,8 @@ class MajorityVoteClassifier(VoterMixin, ClassifierMixin, BaseEstimator):
         tuple of them, a union bound); its ``__name__`` is its name in :meth:`bounds`.
     divergence : {"kl", "chi2", "renyi"} or Divergence
         For ``"first_order"`` and ``"tnd"``; the others use KL. A name, or an object
-        (one of ours, or a user's subclass of :class:`cvxpb.Divergence`).
+        (one of ours, a user's subclass of :class:`cvxpb.Divergence`, or any object
+        with its protocol's members, adopted).
     alpha : float or None
         The Renyi order (``divergence="renyi"``).
     delta : float

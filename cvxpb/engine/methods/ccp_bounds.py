@@ -53,6 +53,7 @@ TIGHT = {
 
 HANDLES = "handles the bounds it states as difference-of-convex programs"
 FORMS = ("sum", "root", "kl")  # the distances' inverses the programs are written for
+STATUSES = ccp.STATUSES  # the driver's
 
 
 def refusal(problem) -> str | None:

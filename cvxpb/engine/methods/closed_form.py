@@ -25,6 +25,7 @@ from cvxpb.engine.methods.method import refuse
 from cvxpb.validation import check_choice
 
 RULES = ("algorithm2", "theorem11")
+STATUSES = ("optimal", "conditions_not_met")  # the statuses it returns
 
 
 def _subset_terms(l, p, c2):

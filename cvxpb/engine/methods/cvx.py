@@ -161,6 +161,18 @@ def solver_options(solver, verbose: bool) -> dict:
 
 
 HANDLES = "states the bound L(q) + sqrt(c2) ||q / sqrt(r)||_2 as an SOCP"
+STATUSES = (  # the statuses it returns: CVXPY's where it gives no solution
+    "optimal",
+    "optimal_inaccurate",
+    "infeasible",
+    "infeasible_inaccurate",
+    "unbounded",
+    "unbounded_inaccurate",
+    "infeasible_or_unbounded",
+    "user_limit",
+    "solver_error",
+    "solver_failed",
+)
 
 
 def refusal(problem) -> str | None:

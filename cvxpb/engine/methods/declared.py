@@ -16,6 +16,7 @@ import numpy as np
 
 TAKES_DECLARATIONS = True  # every problem, not only one bound's standard form
 HANDLES = "searches any declaration"
+STATUSES = ("optimal", "optimal_inaccurate", "local")  # the statuses it returns
 
 
 def refusal(problem) -> str | None:

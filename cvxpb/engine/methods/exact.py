@@ -34,6 +34,7 @@ MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, 
 
 
 HANDLES = "searches the divergence's family of optimal posteriors"
+STATUSES = ("optimal", "optimal_inaccurate", "max_rounds")  # the statuses it returns
 FALLBACK = "declared"
 
 

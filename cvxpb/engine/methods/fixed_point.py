@@ -213,6 +213,7 @@ class _Scan:
 
 HANDLES = "iterates Sahu & Hemachandra's fixed-point equations (eqs. 12, 15, 49, 63)"
 FORMS = ("sum", "root", "kl")  # the distances' inverses the equations are derived for
+STATUSES = ("converged", "did_not_converge")  # the statuses it returns
 
 
 def refusal(problem) -> str | None:

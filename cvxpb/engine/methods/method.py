@@ -35,12 +35,17 @@ class Method:
         The method a refusal suggests instead.
     certifies : bool
         Whether it proves a lower bound on the minimum (the reference of ``compare``).
+    statuses : tuple of str
+        The statuses its Results may have, each a key of
+        :data:`cvxpb.engine.result.STATUSES` (what it claims) or
+        :data:`cvxpb.engine.result.STOPPED` (what stopped it).
     """
 
     name = ""
     handles = ""
     fallback = "declared"
     certifies = False
+    statuses = ()  # unstated: a user's method may say what its statuses mean in message
 
     def refusal(self, problem) -> str | None:
         """Say what ``problem`` lacks for this method, in one line.
@@ -218,6 +223,11 @@ class ModuleMethod(Method):
     @property
     def certifies(self) -> bool:
         return self._certifies
+
+    @property
+    def statuses(self) -> tuple:
+        # and "optimal": a bound 1 at every posterior is certified at once by any method
+        return tuple(dict.fromkeys((*self.module.STATUSES, "optimal")))
 
     def _declarations(self) -> bool:
         return getattr(self.module, "TAKES_DECLARATIONS", False)

@@ -35,6 +35,7 @@ SLSQP_STATUS = {
     9: "max_iter",
 }
 TRUST_STATUS = {0: "max_iter", 1: "converged", 2: "converged", 3: "stopped"}
+STATUSES = tuple(sorted({*SLSQP_STATUS.values(), *TRUST_STATUS.values(), "time_limit"}))
 
 
 def _objective(problem, support):
