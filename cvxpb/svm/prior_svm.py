@@ -42,6 +42,17 @@ def _check_positive(value, name):
 
 
 class _PriorSVMBase(BinaryOnly, ClassifierMixin, BaseEstimator):
+    def __init__(self, C, C_prior, kernel, gamma, prior_fraction, delta, solver, random_state):
+        # the parameters both classifiers take, stored as given (scikit-learn's rule)
+        self.C = C
+        self.C_prior = C_prior
+        self.kernel = kernel
+        self.gamma = gamma
+        self.prior_fraction = prior_fraction
+        self.delta = delta
+        self.solver = solver
+        self.random_state = random_state
+
     def fit(self, X, y):
         """Fit the prior and the posterior SVMs and compute the bound.
 
@@ -214,16 +225,9 @@ class PriorSVM(_PriorSVMBase):
         solver="newton",
         random_state=None,
     ):
-        self.C = C
-        self.C_prior = C_prior
-        self.kernel = kernel
-        self.gamma = gamma
-        self.prior_fraction = prior_fraction
+        super().__init__(C, C_prior, kernel, gamma, prior_fraction, delta, solver, random_state)
         self.n_priors = n_priors
         self.eta_range = eta_range
-        self.delta = delta
-        self.solver = solver
-        self.random_state = random_state
 
     def _fit(self, X, y):
         if not (isinstance(self.n_priors, int | np.integer) and self.n_priors >= 1):
@@ -326,16 +330,9 @@ class EtaPriorSVM(_PriorSVMBase):
         solver="newton",
         random_state=None,
     ):
-        self.C = C
-        self.C_prior = C_prior
-        self.kernel = kernel
-        self.gamma = gamma
-        self.prior_fraction = prior_fraction
+        super().__init__(C, C_prior, kernel, gamma, prior_fraction, delta, solver, random_state)
         self.tau = tau
         self.bound_eta = bound_eta
-        self.delta = delta
-        self.solver = solver
-        self.random_state = random_state
 
     def _fit(self, X, y):
         _check_positive(self.tau, "tau")
