@@ -132,7 +132,7 @@ class BallBound:
         float
             The least of the slabs' values, rounded down.
         """
-        bottom = max(float(self.ball.floor or 0.0), 0.0)
+        bottom = float(self.ball.floor)  # the core is never below it
         top = self.ball.largest(+1)
         top = float(top) if top is not None and np.isfinite(top) else None
         reach = top if top is not None else max(bottom, 1.0) * 1e3
@@ -158,5 +158,7 @@ class BallBound:
 
 
 def _is_ball(term, signs) -> bool:
-    """A divergence term with a closed-form minimum, in which the bound increases."""
-    return bool(term.divergence and term.closed_form_min and signs[term] > 0)
+    """A divergence term with a closed-form minimum and a known least value (where the
+    slabs begin), in which the bound increases."""
+    known = term.floor is not None and np.isfinite(term.floor)
+    return bool(term.divergence and term.closed_form_min and signs[term] > 0 and known)
