@@ -39,7 +39,7 @@ _EXPORTS = {
     "kl_inv_upper": "cvxpb.numerics.kl",
     "log_xi": "cvxpb.numerics.maurer",
     "Bound": "cvxpb.pac_bayes.bounds",
-    "BoundProblem": "cvxpb.engine.problem",
+    "BoundProblem": "cvxpb.engine.declare.bound_problem",
     "Certificate": "cvxpb.engine.result",
     "Result": "cvxpb.engine.result",
     "bound_constant": "cvxpb.numerics.constants",
@@ -124,7 +124,7 @@ if TYPE_CHECKING:
         tandem_risk,
         union_min,
     )
-    from cvxpb.engine.problem import BoundProblem
+    from cvxpb.engine.declare.bound_problem import BoundProblem
     from cvxpb.engine.result import Certificate, Result
     from cvxpb.ensemble.atoms import c_bound, chebyshev_cantelli, lambda_bound
     from cvxpb.numerics.constants import bound_constant

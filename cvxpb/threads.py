@@ -10,7 +10,7 @@ fast or faster too (a GPClassifierEP fit on make_moons(200) 25x, a PriorSVM fit 
 2000 waveform points 2.3x).
 
 So every public entry point that computes (the estimators' ``fit``, ``Minimize.solve``,
-``BoundProblem.solve``, the command line) runs under :func:`one_blas_thread`, which
+``Minimize.solve``, the command line) runs under :func:`one_blas_thread`, which
 limits every BLAS library loaded in the process (NumPy's and SciPy's OpenBLAS are two)
 through threadpoolctl and restores the user's setting on return. BLAS limits belong to
 the process, not to a thread: where several threads call cvxpb at once, the first to

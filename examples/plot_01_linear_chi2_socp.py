@@ -102,7 +102,7 @@ print(
 )
 print(
     f"hand-written program, evaluated at its posterior: "
-    f"{problem.evaluate(np.clip(q.value, 0, None) / np.clip(q.value, 0, None).sum()):.9f}"
+    f"{problem.value_at(np.clip(q.value, 0, None) / np.clip(q.value, 0, None).sum()):.9f}"
 )
 
 # %%
@@ -141,8 +141,8 @@ plt.show()
 
 best_single = np.eye(H)[np.argmin(risks)]
 print(
-    f"best single SVM {problem.evaluate(best_single):.4f}, "
-    f"uniform {problem.evaluate(prior):.4f}, optimum {exact.bound:.4f}"
+    f"best single SVM {problem.value_at(best_single):.4f}, "
+    f"uniform {problem.value_at(prior):.4f}, optimum {exact.bound:.4f}"
 )
 
 # %%

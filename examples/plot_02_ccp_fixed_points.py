@@ -69,13 +69,13 @@ print("DCP:", subproblem.is_dcp())
 
 
 def ccp_iterates(problem, steps=12):
-    q, bounds = uniform, [problem.evaluate(uniform)]
+    q, bounds = uniform, [problem.value_at(uniform)]
     for _ in range(steps):
         program = problem.formulation("ccp", at=q)
         program.solve(solver="CLARABEL", tol_gap_abs=1e-14, tol_gap_rel=1e-10)
         weights = {v.name(): v for v in program.variables()}["q"].value
         q = np.clip(weights, 0, None) / np.clip(weights, 0, None).sum()
-        bounds.append(problem.evaluate(q))
+        bounds.append(problem.value_at(q))
     return np.array(bounds)
 
 
@@ -96,14 +96,15 @@ for distance, bounds in ccp.items():
 
 
 def fixed_point_iterates(problem, size, steps=30):
-    order = np.argsort(problem.risks, kind="stable")
-    c2, p = conic.cone(problem, order)  # the change of measure's constant, the prior
-    F = SubsetMap(problem, problem.risks[order], p, size, c2)
+    data = problem.standard_form().problem  # the bound's risks, prior and constants
+    order = np.argsort(data.risks, kind="stable")
+    c2, p = conic.cone(data, order)  # the change of measure's constant, the prior
+    F = SubsetMap(data, data.risks[order], p, size, c2)
     q, bounds = F.pi.copy(), []  # from the prior restricted to the subset
     for _ in range(steps):
         full = np.zeros(H)
         full[order[:size]] = np.clip(q, 0, None) / np.clip(q, 0, None).sum()
-        bounds.append(problem.evaluate(full))
+        bounds.append(problem.value_at(full))
         q = F(q)
     return np.array(bounds)
 

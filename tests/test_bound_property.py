@@ -40,6 +40,7 @@ def mp_kl_inverse(L, eps):
 def mp_bound(prob, q):
     """The bound at ``q`` in 50-digit arithmetic, clipped at 1 as reported."""
     q = [mp.mpf(float(x)) for x in q]
+    prob = prob.standard_form().problem  # the bound's data
     p = [mp.mpf(float(x)) for x in prob.prior]
     on = [i for i, x in enumerate(q) if x > 0]
     total = mp.fsum(q)

@@ -24,7 +24,7 @@ PAIRS = [
 def _agree(problem):
     exact, declared = problem.solve(), problem.solve("declared")
     assert declared.method == "declared" and declared.status == "optimal"
-    assert declared.bound == problem.evaluate(declared.posterior)  # re-evaluated, not the solver's
+    assert declared.bound == problem.value_at(declared.posterior)  # re-evaluated, not the solver's
     assert abs(declared.bound - exact.bound) <= 1e-7
     assert declared.certificate.lower_bound <= exact.bound
     assert exact.certificate.lower_bound <= declared.bound
@@ -101,6 +101,6 @@ def test_the_declaration_is_the_bound():
     rng = np.random.default_rng(5)
     problem = pb.BoundProblem(rng.uniform(0.1, 0.4, 7), 300, 0.05, "kl", "renyi", alpha=2.5)
     q = rng.dirichlet(np.ones(7))
-    declared = float(problem.declaration().evaluate(Values(q), +1))
-    assert declared == pytest.approx(problem.evaluate(q), rel=1e-13)
-    assert "pac_bayes[kl, renyi]" in repr(problem.declaration())
+    declared = float(problem.bound.evaluate(Values(q), +1))
+    assert declared == pytest.approx(problem.value_at(q), rel=1e-13)
+    assert "pac_bayes[kl, renyi]" in repr(problem.bound)

@@ -48,8 +48,9 @@ def test_linear_chi2_subsets_match_the_closed_form_where_it_is_positive():
     risks = np.sort(np.random.default_rng(3).uniform(0.05, 0.4, 40))
     prob = BoundProblem(risks, 300, 0.05, "linear", "chi2")
     table = ordered_subset_bounds(prob)
-    c2 = prob.bound_function.constant / prob.delta
-    p = prob.prior
+    data = prob.standard_form().problem
+    c2 = data.bound_function.constant / data.delta
+    p = data.prior
     P, mean, delta = _subset_terms(risks, p, c2)
     checked = 0
     for k in range(1, risks.size + 1):
@@ -71,7 +72,7 @@ def test_subset_bounds_fall_to_the_optimum_and_match_brute_force(distance, diver
     order = np.argsort(risks)
     for size in (1, 3, 6):  # the independent route: multi-start SLSQP on the subset
         best = brute_force_minimum(
-            risks, prob.prior, 150, 0.05, distance, divergence, support=order[:size]
+            risks, prob.posterior.prior, 150, 0.05, distance, divergence, support=order[:size]
         )
         assert table["bound"][size - 1] <= best + 1e-7
         assert table["bound"][size - 1] >= best - 1e-5

@@ -36,7 +36,7 @@ def test_stochastic_svm_tables_are_reproducible(folder):
                 row["divergence"],
                 constants=row["constants"],
             )
-            assert prob.evaluate(q) == pytest.approx(row["bound"], rel=1e-12)
+            assert prob.value_at(q) == pytest.approx(row["bound"], rel=1e-12)
             assert prob.solve().bound == pytest.approx(row["bound"], abs=1e-9)
             assert q @ test_errors == pytest.approx(row["test error"], rel=1e-12)
             for key, value in summary(q, risks).items():

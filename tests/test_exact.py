@@ -182,9 +182,9 @@ def test_invariants(risks, weights, m, delta, pair):
     q = res.posterior
     assert np.all(q >= 0) and abs(q.sum() - 1) <= 1e-12  # on the simplex
     assert res.bound >= res.empirical_risk  # never below the empirical risk term
-    assert res.bound <= prob.evaluate(prior) + 1e-10  # never beaten by the prior
+    assert res.bound <= prob.value_at(prior) + 1e-10  # never beaten by the prior
     vertex = np.eye(risks.size)[np.argmin(risks)]
-    assert res.bound <= prob.evaluate(vertex) + 1e-10  # nor by the best single classifier
+    assert res.bound <= prob.value_at(vertex) + 1e-10  # nor by the best single classifier
 
 
 @pytest.mark.slow  # 23 s: the search repeats with every incumbent checked

@@ -46,7 +46,7 @@ def _socp(ns):
     assert abs(ns["program"].value - exact.bound) < 1e-6
     assert exact.status == "optimal" and exact.certificate.gap < 1e-8
     assert abs(ns["problem"].solve("closed_form").bound - exact.bound) < 1e-9
-    assert ns["problem"].evaluate(ns["best_single"]) > ns["problem"].evaluate(ns["prior"])
+    assert ns["problem"].value_at(ns["best_single"]) > ns["problem"].value_at(ns["prior"])
 
 
 def _ccp(ns):

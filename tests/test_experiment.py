@@ -63,7 +63,7 @@ def test_rows_are_the_bound_problems_optima(run):
         q = run.posteriors[f"{row['distance']}-{row['divergence']}"]
         assert np.isclose(q.sum(), 1) and np.all(q >= 0)
         prob = BoundProblem(run.risks, run.m, 0.05, row["distance"], row["divergence"])
-        assert row["bound"] == prob.solve().bound == prob.evaluate(q)
+        assert row["bound"] == prob.solve().bound == prob.value_at(q)
         assert row["E_Q[val risk]"] <= row["bound"]
         assert row["test error"] == pytest.approx(q @ run.test_errors)
         assert 1 <= row["N(0.8)"] <= row["N(0.9)"] <= row["N(0.95)"] <= row["support"]

@@ -223,7 +223,7 @@ def test_a_users_distance_solves_a_bound_problem_as_its_equal_of_ours_does():
     for method in ("exact", "declared"):
         assert mine.solve(method).bound == pytest.approx(linear.solve().bound, rel=1e-9)
     q = np.random.default_rng(1).dirichlet(np.ones(20))
-    assert mine.evaluate(q) == pytest.approx(linear.evaluate(q), rel=1e-9)
+    assert mine.value_at(q) == pytest.approx(linear.value_at(q), rel=1e-9)
     assert "half_linear" in mine.explain()
 
 

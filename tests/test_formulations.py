@@ -40,7 +40,7 @@ def test_exact_states_the_program_its_family_solves(distance, divergence, alpha,
     assert program.is_dcp()
     _solved(program)
     found = np.clip(_variable(program, "q").value, 0, None)
-    measure = problem.divergence_function
+    measure = problem.standard_form().problem.divergence_function
     q, _ = measure.linear_min(PRIOR, RISKS, mu)  # the closed form
     least = RISKS @ q + mu * measure.core(q, PRIOR)
     assert least - 1e-12 <= program.value <= least + 1e-7  # power cones: about 1e-8 off
@@ -57,13 +57,15 @@ def test_ccp_states_its_subproblem_at_an_iterate(distance, divergence, alpha):
         return
     program = problem.formulation("ccp", at="uniform")
     assert program.is_dcp()
-    convex = problem.distance_function.inverse_form == "sum"  # no concave part to linearize
+    convex = (
+        problem.standard_form().problem.distance_function.inverse_form == "sum"
+    )  # no concave part to linearize
     assert bool(program.parameters()) != convex  # else the tangents, set at the iterate
     _solved(program)
     step = np.clip(_variable(program, "q").value, 0, None)
     one = problem.solve("ccp", max_iter=1)  # the driver's own first step
-    assert problem.evaluate(step / step.sum()) == pytest.approx(one.bound, abs=1e-6)
-    assert one.bound < problem.evaluate(np.full(12, 1 / 12))  # the step went downhill
+    assert problem.value_at(step / step.sum()) == pytest.approx(one.bound, abs=1e-6)
+    assert one.bound < problem.value_at(np.full(12, 1 / 12))  # the step went downhill
 
 
 @pytest.mark.parametrize("method", ["cvx", "closed_form"])

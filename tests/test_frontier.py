@@ -10,8 +10,8 @@ slopes the tangents use against finite differences along the family.
 import numpy as np
 import pytest
 
-import cvxpb as pb
 from cvxpb.engine.methods.exact import family_of
+from cvxpb.engine.one_bound import OneBound
 from cvxpb.pac_bayes.families import scaled_parameter
 
 
@@ -21,7 +21,7 @@ def problem(seed, divergence, distance):
     H = int(rng.integers(3, 40))
     prior = rng.dirichlet(np.full(H, [0.3, 1.0, 5.0][seed % 3]))
     risks = np.round(rng.uniform(0, 0.6, H) * 200) / 200
-    prob = pb.BoundProblem(risks, 200, 0.05, distance, divergence, prior=prior)
+    prob = OneBound(risks, 200, 0.05, distance, divergence, prior=prior)
     return prob, family_of(prob)
 
 

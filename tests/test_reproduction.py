@@ -737,7 +737,7 @@ def test_sahu_theorems_7_and_15_counterexample():
     import cvxpb as pb
 
     risks = np.linspace(0.1, 0.4, 10)
-    prob = pb.BoundProblem(risks, 100, 0.05, "sq", "chi2")
+    prob = pb.BoundProblem(risks, 100, 0.05, "sq", "chi2").standard_form().problem
     Q, Qp = np.eye(10)[7], np.array([float(v) for v in q_prime])
     Qp /= Qp.sum()
     assert prob.evaluate(Qp) < prob.evaluate(Q) + prob.gradient(Q) @ (Qp - Q)
@@ -761,18 +761,19 @@ def test_sahu_table_1_sq_chi2_local_search_finds_one_minimum():
 
     for prob, rng in _sq_chi2_instances(12):
         best = prob.solve().bound
+        data = prob.standard_form().problem  # the bound's data: its value and gradient
         for _ in range(10):
-            start = rng.dirichlet(np.ones(prob.H))
+            start = rng.dirichlet(np.ones(data.H))
             res = minimize(
-                prob.evaluate,
+                data.evaluate,
                 start,
-                jac=prob.gradient,
+                jac=data.gradient,
                 method="SLSQP",
-                bounds=[(0, 1)] * prob.H,
+                bounds=[(0, 1)] * data.H,
                 constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1}],
                 options={"ftol": 1e-12, "maxiter": 500},
             )
-            assert prob.evaluate(res.x) == pytest.approx(best, abs=1e-6)
+            assert data.evaluate(res.x) == pytest.approx(best, abs=1e-6)
 
 
 def test_sahu_theorems_3_and_10_unique_minimum():
@@ -1217,7 +1218,7 @@ def test_sahu_theorem_2_the_ordered_subset_is_best_for_given_weights(distance):
     for placement in permutations(range(6), 3):
         q = np.zeros(6)
         q[list(placement)] = weights
-        values[placement] = problem.evaluate(q)
+        values[placement] = problem.value_at(q)
     best = min(values, key=values.get)
     assert best == tuple(np.argsort(risks)[:3])
     assert sorted(values.values())[1] > values[best]  # strictly: risks are distinct

@@ -44,7 +44,7 @@ def test_terms_are_the_bounds_terms_by_their_own_definitions(name, method):
 def test_the_declared_engine_reports_what_the_exact_method_reports(name):
     options, _, _ = DIVERGENCES[name]
     prob = pb.BoundProblem(RISKS, m=500, distance="kl", prior=PRIOR, **options)
-    exact, declared = prob.solve("exact"), pb.Minimize(prob.declaration()).solve("declared")
+    exact, declared = prob.solve("exact"), pb.Minimize(prob.bound).solve("declared")
     assert declared.method == "declared" and set(declared.terms) == set(exact.terms)
     for key, value in exact.terms.items():
         assert declared.terms[key] == pytest.approx(value, rel=1e-4, abs=1e-7)

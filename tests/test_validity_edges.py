@@ -90,7 +90,7 @@ def test_renyi_bound_at_half_is_not_below_the_true_bound():
     log_i = float(mp_log_moment(1000, 0.499507, "linear", 1.5))  # a lower bound on log I
     D = math.log(0.5**3 * 0.5**-2 * 2) / 2  # D_3(q || uniform) = 0
     true_lower = 0.15 + math.exp((D + log_i - math.log(0.05)) / 1.5)
-    assert prob.evaluate(q) >= true_lower
+    assert prob.value_at(q) >= true_lower
 
 
 def test_exact_with_a_tiny_prior_weight_matches_the_socp():
@@ -120,10 +120,10 @@ def test_exact_against_the_socp_with_dirichlet_priors_down_to_1e_300(seed):
     sub = pb.BoundProblem(risks, 3000, 0.05, "linear", "chi2", prior=kept / math.fsum(kept))
     socp = sub.solve(method="cvx")
     assert socp.status == "optimal"
-    assert exact.bound <= prob.evaluate(socp.posterior) + 1e-7  # the SOCP's own accuracy
+    assert exact.bound <= prob.value_at(socp.posterior) + 1e-7  # the SOCP's own accuracy
     # and no posterior of a multistart lies below the certified lower bound
     draws = rng.dirichlet(np.full(H, 0.3), size=300)
-    assert min(prob.evaluate(q) for q in draws) >= exact.certificate.lower_bound
+    assert min(prob.value_at(q) for q in draws) >= exact.certificate.lower_bound
 
 
 @pytest.mark.parametrize("distance", ["linear", "sq", "kl"])
@@ -135,12 +135,12 @@ def test_renyi_with_a_tiny_prior_weight_solves(distance, risks):
     )
     res = prob.solve()
     assert math.isfinite(res.bound) and res.status == "optimal" and res.certificate.gap <= 1e-9
-    assert res.bound == prob.evaluate(res.posterior)  # re-evaluated from its posterior
-    at_prior = prob.evaluate(np.array([1 - 1e-160, 1e-160]))
+    assert res.bound == prob.value_at(res.posterior)  # re-evaluated from its posterior
+    at_prior = prob.value_at(np.array([1 - 1e-160, 1e-160]))
     assert res.bound <= at_prior + 1e-12  # never worse than the prior itself
     # and never beaten by a grid over the simplex (two classifiers: q = (1 - s, s))
     grid = np.concatenate([np.geomspace(1e-300, 1e-100, 50), np.linspace(0, 1, 201)])
-    best_on_grid = min(prob.evaluate(np.array([1 - s, s])) for s in grid)
+    best_on_grid = min(prob.value_at(np.array([1 - s, s])) for s in grid)
     assert res.certificate.lower_bound <= best_on_grid and res.bound <= best_on_grid + 1e-9
     assert res.certificate.lower_bound <= res.bound
 
@@ -156,4 +156,4 @@ def test_a_prior_weight_of_1e_252_at_the_least_risk_is_certified():
     assert res.status == "optimal" and res.certificate.gap <= 1e-9
     # Clarabel cannot scale 1/sqrt(1e-252): a multistart instead, none below the certificate
     draws = np.random.default_rng(0).dirichlet(np.full(10, 0.3), size=500)
-    assert min(prob.evaluate(q) for q in draws) >= res.certificate.lower_bound
+    assert min(prob.value_at(q) for q in draws) >= res.certificate.lower_bound

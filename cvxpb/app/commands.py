@@ -16,8 +16,8 @@ import numpy as np
 from cvxpb import jsonout
 from cvxpb.app.legend import legend
 from cvxpb.app.texttable import format_table
+from cvxpb.engine.declare.bound_problem import BoundProblem
 from cvxpb.engine.methods import METHODS
-from cvxpb.engine.problem import BoundProblem
 from cvxpb.engine.result import SUPPORT_NOTE
 
 # -- reading numbers -------------------------------------------------------------
@@ -198,9 +198,9 @@ def _result_row(res) -> dict:
     }
 
 
-def _top_weights(prob, posterior, top: int) -> str:
+def _top_weights(data, posterior, top: int) -> str:
     order = np.argsort(-posterior, kind="stable")[:top]
-    rows = [{"index": int(i), "risk": prob.risks[i], "weight": posterior[i]} for i in order]
+    rows = [{"index": int(i), "risk": data.risks[i], "weight": posterior[i]} for i in order]
     return format_table(rows, {"index": "d", "risk": ".6g", "weight": ".6g"})
 
 
@@ -246,33 +246,34 @@ def cmd_solve(args) -> int:
         args.constants,
         alpha=args.alpha,
     )
+    data = prob.standard_form().problem  # the bound as stated: H, m, delta, ...
     if args.compare:
-        return _print_comparison(prob, args)
+        return _print_comparison(prob, data, args)
     methods = [name.strip() for name in args.method.split(",")]
     options = {"cvx": {"solver": args.solver}} if args.solver else {}
     results = [prob.solve(name, **options.get(name, {})) for name in methods]
     if args.json:
-        print(jsonout.dumps(_solve_json(prob, results), indent=2))
+        print(jsonout.dumps(_solve_json(data, results), indent=2))
         return 0
-    print(f"{prob!r}\n")
+    print(f"{data!r}\n")
     print(format_table([_result_row(r) for r in results], RESULT_FORMATS))
     print(SUPPORT_NOTE)
     best = min(results, key=lambda r: r.bound if np.isfinite(r.bound) else np.inf)
     if np.all(np.isfinite(best.posterior)):
         print(f"\ntop posterior weights ({best.method}):")
-        print(_top_weights(prob, best.posterior, args.top))
+        print(_top_weights(data, best.posterior, args.top))
     return 0
 
 
-def _solve_json(prob, results) -> dict:
+def _solve_json(data, results) -> dict:
     return {
         "problem": {
-            "H": prob.H,
-            "m": prob.m,
-            "delta": prob.delta,
-            "distance": prob.distance,
-            "divergence": prob.divergence,
-            "constants": prob.constants,
+            "H": data.H,
+            "m": data.m,
+            "delta": data.delta,
+            "distance": data.distance,
+            "divergence": data.divergence,
+            "constants": data.constants,
         },
         "results": [
             {**_result_row(r), "message": r.message, "posterior": r.posterior.tolist()}
@@ -281,13 +282,13 @@ def _solve_json(prob, results) -> dict:
     }
 
 
-def _print_comparison(prob, args) -> int:
+def _print_comparison(prob, data, args) -> int:
     table = prob.compare(options={"nlp": {"max_seconds": args.nlp_seconds}})
     if args.json:
-        payload = {"problem": repr(prob), "rows": table.to_dict(orient="records")}
+        payload = {"problem": repr(data), "rows": table.to_dict(orient="records")}
         print(jsonout.dumps(payload, indent=2))
         return 0
-    print(f"{prob!r}\n")
+    print(f"{data!r}\n")
     print(table.text("more columns with --json"))
     return 0
 

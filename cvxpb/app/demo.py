@@ -21,7 +21,7 @@ from sklearn.svm import SVC
 from tqdm import tqdm
 
 from cvxpb.app.texttable import format_table
-from cvxpb.engine.problem import BoundProblem
+from cvxpb.engine.declare.bound_problem import BoundProblem
 from cvxpb.engine.result import SUPPORT_NOTE
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
 

@@ -141,8 +141,9 @@ def ordered_subset_bounds(problem, sizes=None, progress: bool = False) -> pd.Dat
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.Minimize
+        One bound of a Gibbs risk and a divergence (:func:`cvxpb.BoundProblem`, or a
+        declaration with that standard form).
     sizes : sequence of int, optional
         The ``H'``; every one from 1 to the number of classifiers with prior mass by
         default.
@@ -153,9 +154,20 @@ def ordered_subset_bounds(problem, sizes=None, progress: bool = False) -> pd.Dat
     -------
     pandas.DataFrame
         Columns ``H'``, ``bound`` (rounded outward), ``E_Q[risk]`` and ``divergence``.
+
+    Raises
+    ------
+    ValueError
+        For a declaration that is not one such bound (a multiple of one included).
     """
     from tqdm.auto import tqdm
 
+    form = problem.standard_form()
+    if form is None or form.scale != 1:
+        raise ValueError(
+            "problem must be one bound of a Gibbs risk and a divergence (cvxpb.BoundProblem)"
+        )
+    problem = form.problem
     with_mass = np.flatnonzero(problem.prior > 0)
     order = with_mass[np.argsort(problem.risks[with_mass], kind="stable")]
     sizes = np.arange(1, order.size + 1) if sizes is None else np.asarray(sizes, dtype=int)

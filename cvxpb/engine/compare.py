@@ -108,7 +108,7 @@ def compare(problem, methods=None, options: dict | None = None) -> Comparison:
 
     Parameters
     ----------
-    problem : cvxpb.Minimize or cvxpb.BoundProblem
+    problem : cvxpb.Minimize
         The problem.
     methods : sequence of str, optional
         Default: every applicable method (see :func:`applicable_methods`).

@@ -1,4 +1,4 @@
-"""``BoundProblem.explain()``: each term of a bound as CVXPY sees it.
+"""One bound's account as a convex program: each term as CVXPY sees it.
 
 Curvatures and DCP verdicts are asked of CVXPY, and the cones are read off the
 problem data CVXPY hands to Clarabel, so the text cannot drift from the code.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import cvxpy as cp
 
-from cvxpb.engine.methods import METHODS
+from cvxpb.engine.methods import ccp_bounds, cvx, exact
 
 
 def _terms(problem, q):
@@ -49,8 +49,8 @@ def explain(problem) -> str:
 
     Parameters
     ----------
-    problem : cvxpb.BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The data of one bound (a declaration's standard form).
 
     Returns
     -------
@@ -60,14 +60,12 @@ def explain(problem) -> str:
     """
     formula = problem.divergence_function.formula(problem.distance_function)
     if formula is None:  # a user's distance or divergence: the declared engine's account
-        from cvxpb.engine.declare import Minimize
-
         return "\n".join(
             [
                 repr(problem),
                 "",
-                "bound: as declared",
-                Minimize(problem.declaration()).explain(False),
+                "bound: as declared (the distance or divergence states no formula of its own "
+                "as a convex program; the terms above are the declared engine's)",
             ]
         )
     q = cp.Variable(problem.H, nonneg=True, name="q")
@@ -92,23 +90,23 @@ def explain(problem) -> str:
         lines.append(f"DCP: no -- {not_dcp}.")
         lines += _ccp_lines(problem)
     else:  # the SOCP that method="cvx" solves, where it applies; else the bound as written
-        solved = METHODS["cvx"].accepts(problem)
-        program = problem.formulation("cvx") if solved else cp.Problem(cp.Minimize(body))
+        solved = cvx.refusal(problem) is None
+        program = cvx.formulation(problem) if solved else cp.Problem(cp.Minimize(body))
         lines.append(
             f"DCP: {'yes' if program.is_dcp() else 'no'}; "
             f"DPP: {'yes' if program.is_dcp(dpp=True) else 'no'}; "
             f"cones: {_cones(program, _simplex(q))}"
         )
-    if METHODS["exact"].accepts(problem):
+    if exact.refusal(problem) is None:
         lines += _family_lines(problem)
     return "\n".join(lines)
 
 
 def _ccp_lines(problem):
     """How method="ccp" still solves DCP programs: its subproblem at an iterate."""
-    if not METHODS["ccp"].accepts(problem):
+    if ccp_bounds.refusal(problem) is not None:
         return []
-    subproblem = problem.formulation("ccp", at="uniform")
+    subproblem = ccp_bounds.formulation(problem, at="uniform")
     return [
         'method="ccp" solves DCP subproblems, the concave part linearized at each iterate '
         '(formulation("ccp", at=...)); at the uniform posterior: '
@@ -119,7 +117,7 @@ def _ccp_lines(problem):
 def _family_lines(problem):
     """Why method="exact" is global: the family's program is DCP (the one
     ``formulation("exact", mu=...)`` gives)."""
-    subproblem = problem.formulation("exact", mu=1.0)
+    subproblem = exact.formulation(problem, mu=1.0)
     name = problem.divergence_function.symbol
     return [
         "",

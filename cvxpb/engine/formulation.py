@@ -1,6 +1,6 @@
 """A method's convex program, with the map from its solution back to the bound.
 
-:meth:`cvxpb.BoundProblem.formulation` returns one: a ``cvxpy.Problem`` to read, change
+:meth:`cvxpb.Minimize.formulation` returns one: a ``cvxpy.Problem`` to read, change
 and solve, whose :meth:`Formulation.posterior` reads the posterior off its solution and
 whose :meth:`Formulation.bound` is the problem's bound there, as a Result reports it.
 Taken where the method's own optimum lies (each method's default), the program's
@@ -20,7 +20,7 @@ class Formulation(cp.Problem):
     ----------
     program : cvxpy.Problem
         The program (its objective and constraints are taken over).
-    problem : cvxpb.BoundProblem or cvxpb.Minimize
+    problem : cvxpb.Minimize
         The problem whose bound the posterior is evaluated by.
     posterior : cvxpy.Expression
         The posterior on ``support`` as an expression of the program's variables.

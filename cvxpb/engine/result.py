@@ -118,7 +118,7 @@ class Certificate:
 class Result:
     """The outcome of a minimization, the same for every method.
 
-    ``BoundProblem.solve`` by any method and ``Minimize.solve`` return one; every field
+    ``Minimize.solve`` by any method returns one; every field
     means the same whatever produced it.
 
     Parameters
@@ -298,3 +298,37 @@ class Result:
             ``status == "optimal"``.
         """
         return self.status == "optimal"
+
+
+def failed_result(size: int, method: str, status: str, message: str, seconds: float, **fields):
+    """Build the Result of a solve that produced no posterior.
+
+    Parameters
+    ----------
+    size : int
+        The number of voters (the posterior's length, all NaN).
+    method, status, message : str
+        What ran, how it ended and the solver's own words.
+    seconds : float
+        Wall-clock time.
+    **fields
+        The Result's other fields (``iterations`` 0 unless given).
+
+    Returns
+    -------
+    Result
+        With bound, posterior and the terms' values NaN.
+    """
+    fields.setdefault("iterations", 0)
+    nan = float("nan")
+    return Result(
+        bound=nan,
+        posterior=np.full(size, nan),
+        status=status,
+        method=method,
+        seconds=seconds,
+        empirical_risk=nan,
+        divergence=nan,
+        message=message,
+        **fields,
+    )

@@ -1,14 +1,10 @@
 """What every problem offers: the methods that accept it, all of them side by side, and
-the convex program each solves (:class:`cvxpb.BoundProblem` and :class:`cvxpb.Minimize`
-alike, through the one registry of :mod:`cvxpb.engine.methods`)."""
+the convex program each solves (:class:`cvxpb.Minimize` and the least of several, through
+the one registry of :mod:`cvxpb.engine.methods`)."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-from cvxpb.engine.result import Result
+from cvxpb.engine.result import failed_result
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_choice
 
@@ -17,7 +13,7 @@ class Solvable:
     """A problem the registry's methods solve.
 
     What a method (:class:`cvxpb.engine.methods.method.Method`) may call on the problem
-    it is given, for :class:`cvxpb.Minimize` and :class:`cvxpb.BoundProblem` alike:
+    it is given (a :class:`cvxpb.Minimize`, or the least of several):
 
     * ``declared()``: the problem as a :class:`cvxpb.Minimize` (itself, for one), whose
       ``bound``, ``terms``, ``signs`` and ``posterior`` (its ``prior``) state it;
@@ -27,19 +23,15 @@ class Solvable:
       is never the bound reported), ``status`` one of the method's ``statuses``;
     * ``failed_result(method, status, message, seconds)``: the Result of a method that
       found no posterior (bound NaN, the solver's words in ``message``);
-    * ``standard_form()``: the one PAC-Bayes bound it is, where it is one (else None).
+    * ``standard_form()``: the one PAC-Bayes bound it is, where it is one (else None):
+      its factor ``scale`` and its data ``problem``
+      (:class:`cvxpb.engine.one_bound.OneBound`).
     """
 
-    def failed_result(
-        self,
-        method: str,
-        status: str,
-        message: str,
-        seconds: float,
-        iterations: int = 0,
-        **fields,
-    ):
+    def failed_result(self, method: str, status: str, message: str, seconds: float, **fields):
         """Build the Result of a solve that produced no posterior.
+
+        :func:`cvxpb.engine.result.failed_result` over this problem's voters.
 
         Parameters
         ----------
@@ -47,8 +39,6 @@ class Solvable:
             What ran, how it ended and the solver's own words.
         seconds : float
             Wall-clock time.
-        iterations : int, default=0
-            Iterations done.
         **fields
             The Result's other fields.
 
@@ -57,18 +47,8 @@ class Solvable:
         Result
             With bound, posterior and the terms' values NaN.
         """
-        return Result(
-            bound=math.nan,
-            posterior=np.full(self.declared().posterior.size, np.nan),
-            status=status,
-            method=method,
-            seconds=seconds,
-            iterations=iterations,
-            empirical_risk=math.nan,
-            divergence=math.nan,
-            message=message,
-            **fields,
-        )
+        size = self.declared().posterior.size
+        return failed_result(size, method, status, message, seconds, **fields)
 
     def methods(self) -> list[str]:
         """List the methods that accept this problem, in the order :meth:`compare` runs them.

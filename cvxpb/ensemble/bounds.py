@@ -742,7 +742,7 @@ def pac_bayes_lambda(q: Posterior, risks, n, delta):
 def _pac_bayes(risk, q, n, delta, distance, divergence, alpha, copies):
     """A bound on the true value of ``risk`` (a {0, 1}-loss average under ``q`` or, for
     ``copies = 2``, under ``q x q``) as a declared expression: the
-    :class:`cvxpb.pac_bayes.bounds.Bound` of :class:`cvxpb.BoundProblem`, at the divergence of
+    :class:`cvxpb.pac_bayes.bounds.Bound` of :func:`cvxpb.BoundProblem`, at the divergence of
     ``q``'s copies (``2 KL``, the chi-squared sum squared, ``2 D_alpha``)."""
     n, delta = check_count(n, "n"), check_delta(delta)
     if isinstance(divergence, str):  # the user's words; an object is checked by Bound

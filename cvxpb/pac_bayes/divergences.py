@@ -6,7 +6,7 @@ own core; the chi-squared divergence is ``M - 1`` and the Renyi divergence of or
 ``M = sum_i q_i^alpha p_i^(1 - alpha)``. Each class carries everything the engines
 need of it, so that no other module knows a divergence by its name:
 
-* for the bounds (:class:`cvxpb.BoundProblem`): :meth:`~Divergence.value`, the
+* for the bounds (:func:`cvxpb.BoundProblem`): :meth:`~Divergence.value`, the
   argument the bound's formula takes (``sum q^2/p`` for chi-squared, as in Theorem 1
   of Sahu & Hemachandra; the divergence itself otherwise), its
   :meth:`~Divergence.rounding_error` and :meth:`~Divergence.gradient`, and
@@ -70,7 +70,7 @@ class Divergence:
     alpha : float or None
         The order, for divergences of the Renyi family.
     symbol : str
-        How :meth:`cvxpb.BoundProblem.explain` writes the bound's argument.
+        How :meth:`cvxpb.Minimize.explain` writes the bound's argument.
     entropic : bool
         Whether the core is ``KL`` itself, whose Hessian ``diag(1/q)`` Newton's method
         of :mod:`cvxpb.engine.declare.newton` uses.

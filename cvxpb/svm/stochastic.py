@@ -2,7 +2,7 @@
 
 ``fit`` trains one SVM per regularization parameter (:mod:`cvxpb.svm.family`), measures
 each one's risk on its validation split, and minimizes the chosen PAC-Bayes bound over
-posteriors on the SVMs (:class:`cvxpb.BoundProblem`). The stochastic classifier draws an
+posteriors on the SVMs (:func:`cvxpb.BoundProblem`). The stochastic classifier draws an
 SVM from the posterior for each prediction; its expected error is :meth:`gibbs_error`,
 which the bound covers. ``predict_proba`` is the posterior mass voting for each class,
 and ``predict`` the posterior-weighted majority vote.
@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from cvxpb.engine.problem import BoundProblem
+from cvxpb.engine.declare.bound_problem import BoundProblem
 from cvxpb.engine.result import Result
 from cvxpb.pac_bayes.bounds import check_bound_choice
 from cvxpb.svm.family import fit_family
@@ -40,7 +40,7 @@ class StochasticSVM(BinaryOnly, ClassifierMixin, BaseEstimator):
     lambdas : array_like, optional
         Regularization parameters (``C = 1 / (lam m)``); default :func:`lambda_grid`.
     method : str, default="exact"
-        How the bound is minimized (any method of :meth:`BoundProblem.solve`).
+        How the bound is minimized (any method of :meth:`cvxpb.Minimize.solve`).
     train_fraction : float, default=0.5
         Share of the data each SVM trains on; the rest measures its risk.
     gamma : float, optional

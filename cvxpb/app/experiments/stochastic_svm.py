@@ -24,7 +24,7 @@ from cvxpb import jsonout
 from cvxpb.app import datasets
 from cvxpb.app.diagnostics import ALPHAS, ordered_subset_bounds, summary
 from cvxpb.app.experiments import prepare_output
-from cvxpb.engine.problem import BoundProblem
+from cvxpb.engine.declare.bound_problem import BoundProblem
 from cvxpb.files import written_together
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE
 from cvxpb.parallel import run_kept

@@ -24,7 +24,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from cvxpb.app.diagnostics import summary
-from cvxpb.engine.problem import BoundProblem
+from cvxpb.engine.declare.bound_problem import BoundProblem
 from cvxpb.files import written_together
 from cvxpb.validation import check_delta
 

@@ -15,12 +15,12 @@ from cvxpb.engine.declare.local import WeightSearch
 from cvxpb.engine.declare.pareto import ParetoSearch, Values
 from cvxpb.engine.declare.polish import polish
 from cvxpb.engine.declare.segment import SegmentSearch
-from cvxpb.engine.declare.standard import standard_form
+from cvxpb.engine.declare.standard import TO_STANDARD_FORM
 from cvxpb.engine.declare.terms import GibbsRisk
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.engine.result import Certificate, Result, clipped_lower
 from cvxpb.engine.solvable import Solvable
-from cvxpb.numerics.tolerances import gap_goal, nudge
+from cvxpb.numerics.tolerances import gap_goal
 from cvxpb.threads import one_blas_thread
 from cvxpb.validation import check_distribution, real_array
 
@@ -113,6 +113,9 @@ class Minimize(Solvable):
         self._segment_proves_nothing = False  # set once a segment search proved nothing
         self._segment_best = None  # that search's best posterior
 
+    def __repr__(self):
+        return f"Minimize({self.bound!r})"
+
     def value_at(self, q) -> float:
         """Evaluate the bound at the posterior ``q``, rounded up.
 
@@ -133,8 +136,17 @@ class Minimize(Solvable):
             Where the formula is below 0 or not a number at ``q``: its statistics
             contradict each other there (see :meth:`solve`).
         """
+        one = self._one_bound()
+        if one is not None:  # as the methods of its standard form evaluate it
+            return one.evaluate(q)
         q = check_distribution(real_array(q, "q"), self.posterior.size, "q")
         return min(_checked(self._value(q), "q"), 1.0)
+
+    def _one_bound(self):
+        """The data of this declaration's standard form where it is the bound itself
+        (scale 1), which evaluates and reports it as its methods do; else None."""
+        form = self.standard_form()
+        return form.problem if form is not None and form.scale == 1 else None
 
     def _value(self, q) -> float:
         """The declared formula at ``q``, rounded up (above 1 where it is vacuous)."""
@@ -198,15 +210,12 @@ class Minimize(Solvable):
         q = check_distribution(real_array(q, "q"), self.posterior.size, "q")
         return ParetoSearch(self.bound, self.terms, self.signs).slopes(q, self.terms)
 
-    def explain(self, standard_form: bool = True) -> str:
+    def explain(self) -> str:
         """Explain the declaration: its terms, the composition rule and the method.
 
-        Parameters
-        ----------
-        standard_form : bool, default=True
-            Also explain the standard form, where the declaration has one
-            (:meth:`cvxpb.BoundProblem.explain`, which gives this account for a bound
-            of a user's distance or divergence, asks without).
+        Where the declaration has a standard form, that form's account follows: the
+        bound's terms as CVXPY sees them, the DCP verdict and the cones
+        (:func:`cvxpb.engine.explain.explain`).
 
         Returns
         -------
@@ -236,8 +245,9 @@ class Minimize(Solvable):
             "(quadratic forms either way, through their convex minorant): OK"
         )
         lines.append(f"method: {self._method_note()}")
-        form = self.standard_form() if standard_form else None
+        form = self.standard_form()
         if form is not None:  # the methods derived for one bound take it too
+            from cvxpb.engine.explain import explain
             from cvxpb.engine.methods import default_method
 
             lines += [
@@ -245,7 +255,7 @@ class Minimize(Solvable):
                 f"divergence; solve() takes method {default_method(self, {})!r} by "
                 "default (method='declared' is the search above), and these methods "
                 "accept it: " + ", ".join(self.methods()),
-                *("  " + line for line in form.problem.explain().splitlines()),
+                *(f"  {line}".rstrip() for line in explain(form.problem).splitlines()),
             ]
         return "\n".join(lines)
 
@@ -359,7 +369,7 @@ class Minimize(Solvable):
         -------
         float
             That of the standard form's bound, times its scale
-            (:meth:`cvxpb.BoundProblem.kkt_residual`); NaN for a declaration of any
+            (:meth:`cvxpb.engine.one_bound.OneBound.kkt_residual`); NaN for a declaration of any
             other shape, whose terms need not be differentiable.
         """
         form = self.standard_form()
@@ -380,63 +390,29 @@ class Minimize(Solvable):
 
         That is ``c * pac_bayes(bound, gibbs_risk(q, risks), D)`` with ``c > 0`` and ``D``
         the bound's argument of one divergence term of ``q`` (the first-order bound,
-        or :meth:`cvxpb.BoundProblem.declaration`), as CVXPY's ``get_problem_data``
-        gives a solver the data in the form it takes.
+        or :func:`cvxpb.BoundProblem`): the reduction
+        :class:`~cvxpb.engine.declare.standard.ToStandardForm` applied.
 
         Returns
         -------
-        cvxpb.engine.problem.StandardForm or None
-            ``c`` and the :class:`cvxpb.BoundProblem` of that bound; None for any other
-            declaration (only ``declared`` then accepts it).
+        cvxpb.engine.declare.standard.StandardForm or None
+            ``c`` and the :class:`~cvxpb.engine.one_bound.OneBound` of that bound; None
+            for any other declaration (only ``declared`` then accepts it).
         """
-        if not hasattr(self, "_standard"):
-            self._standard = standard_form(self.bound)
-        return self._standard
+        return TO_STANDARD_FORM.apply(self)
 
     def use_standard_form(self, form) -> None:
         """Take ``form`` as this declaration's standard form, instead of recognizing one.
 
-        A :class:`cvxpb.BoundProblem` that declares itself gives itself, so that its
-        methods and its declaration's report the same Result.
+        :func:`cvxpb.BoundProblem` gives the data it declares, so that no recognition
+        rebuilds it.
 
         Parameters
         ----------
-        form : cvxpb.engine.problem.StandardForm
-            The scale and the problem; its bound must be this declaration's.
+        form : cvxpb.engine.declare.standard.StandardForm
+            The scale and the data; its bound must be this declaration's.
         """
         self._standard = form
-
-    def from_standard_form(self, form, result: Result) -> Result:
-        """Report a method's Result on the standard form as this declaration's.
-
-        The bound is the declared formula at the method's posterior, rounded outward;
-        a certificate's lower bound is scaled by ``form.scale`` (rounded down) and its
-        gap taken against that bound.
-
-        Parameters
-        ----------
-        form : cvxpb.engine.problem.StandardForm
-            :meth:`standard_form`.
-        result : Result
-            The method's Result on ``form.problem``.
-
-        Returns
-        -------
-        Result
-            The declaration's Result; the method's itself, built once, where the scale is
-            1 (the same bound, evaluated and rounded outward by the standard form) or
-            where it found no posterior.
-        """
-        q = result.posterior
-        if form.scale == 1 or not np.all(np.isfinite(q)):
-            return result
-        certificate = result.certificate
-        if certificate is not None:  # scaled, rounded down; clipped and its gap reset below
-            lower = float(nudge(form.scale * certificate.lower_bound, -1))
-            certificate = dataclasses.replace(certificate, lower_bound=lower)
-        keep = ("status", "method", "seconds", "iterations", "message", "objective", "details")
-        fields = {name: getattr(result, name) for name in keep}
-        return self.result_from_posterior(q, certificate=certificate, **fields)
 
     def result_from_posterior(self, q, certificate=None, **fields) -> Result:
         """Build the Result at the posterior ``q``: the declared formula there, rounded up.
@@ -462,6 +438,9 @@ class Minimize(Solvable):
         ValueError
             Where the formula is below 0 or not a number at ``q``.
         """
+        one = self._one_bound()
+        if one is not None and certificate is None:  # as the methods of its standard form
+            return one.result_from_posterior(q, **fields)
         q = check_distribution(real_array(q, "q"), self.posterior.size, "q")
         value = _checked(self._value(q), "the posterior found")
         bound = min(value, 1.0)

@@ -103,7 +103,7 @@ def applicable(problem) -> list[str]:
 
     Parameters
     ----------
-    problem : cvxpb.Minimize or cvxpb.BoundProblem
+    problem : cvxpb.Minimize
         The problem.
 
     Returns
@@ -119,7 +119,7 @@ def refusals(problem) -> dict:
 
     Parameters
     ----------
-    problem : cvxpb.Minimize or cvxpb.BoundProblem
+    problem : cvxpb.Minimize
         The problem.
 
     Returns
@@ -216,7 +216,7 @@ def default_method(problem, options) -> str:
 
     Parameters
     ----------
-    problem : cvxpb.Minimize or cvxpb.BoundProblem
+    problem : cvxpb.Minimize
         The problem.
     options : dict
         The options given to ``solve``.
@@ -240,7 +240,7 @@ def run(problem, method, solver, verbose: bool, options: dict):
 
     Parameters
     ----------
-    problem : cvxpb.Minimize or cvxpb.BoundProblem
+    problem : cvxpb.Minimize
         The problem.
     method : str or None
         A name of :data:`METHODS`; None for :func:`default_method`.

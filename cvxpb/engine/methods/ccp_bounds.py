@@ -65,8 +65,8 @@ def refusal(problem) -> str | None:
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
 
     Returns
     -------
@@ -116,7 +116,7 @@ def formulate(problem):
 
     Parameters
     ----------
-    problem : BoundProblem
+    problem : cvxpb.engine.one_bound.OneBound
         The problem; the program is on its positive-prior classifiers.
 
     Returns
@@ -152,8 +152,8 @@ def start_point(problem, q, other, q0):
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     q : cvxpy.Variable
         The posterior variable of :func:`formulate`.
     other : cvxpy.Variable or None
@@ -182,11 +182,11 @@ def formulation(problem, at=None):
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     at : {"uniform", "prior"} or array_like, optional
         The iterate (a posterior over all classifiers), as :func:`solve`'s ``initial``;
-        by default the posterior the CCP ends at (``problem.solve(method="ccp")``), a
+        by default the posterior the CCP ends at (:func:`solve`), a
         fixed point: the subproblem's minimizer is that posterior again.
 
     Returns
@@ -200,7 +200,7 @@ def formulation(problem, at=None):
 
     refuse(problem, "ccp")
     if at is None:
-        at = problem.solve(method="ccp").posterior
+        at = solve(problem).posterior
     dc, q, other = formulate(problem)
     program = ccp.subproblem(dc, start_point(problem, q, other, _initial_q(problem, at)))
     return Formulation(program, problem, q, problem.prior > 0)
@@ -274,8 +274,8 @@ def solve(problem, initial="uniform", n_starts: int = 1, random_state=None, **op
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     initial : {"uniform", "prior"} or array_like, default="uniform"
         The first start.
     n_starts : int, default=1

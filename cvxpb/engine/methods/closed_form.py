@@ -63,8 +63,8 @@ def solve(problem, rule: str = "algorithm2"):
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     rule : {"algorithm2", "theorem11"}, default="algorithm2"
         Which support the closed form is taken on (see the module's text).
 

@@ -185,8 +185,8 @@ def refusal(problem) -> str | None:
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
 
     Returns
     -------
@@ -211,8 +211,8 @@ def cone(problem, support=None):
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     support : array_like of int, optional
         The classifiers, all with positive prior; those with positive prior by default.
 
@@ -231,8 +231,8 @@ def formulation(problem) -> cp.Problem:
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
 
     Returns
     -------
@@ -297,8 +297,8 @@ def solve(
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     solver : {"CLARABEL", "ECOS", "SCS"}, default="CLARABEL"
         The solver.
     accept_inaccurate : bool, default=False

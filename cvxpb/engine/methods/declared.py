@@ -3,11 +3,11 @@
 :class:`cvxpb.Minimize` searches its declared bound by the Pareto branch and bound of
 :mod:`cvxpb.engine.declare.pareto` (one or two terms), the vertex search of
 :mod:`cvxpb.engine.declare.vertices` or the weight search of
-:mod:`cvxpb.engine.declare.local` (more); a :class:`cvxpb.BoundProblem` is searched
-through its declaration (:meth:`cvxpb.BoundProblem.declaration`). ``method="exact"`` is
-the same search specialized to the closed-form families of one bound, so the two
-checking each other checks the engine. The problem reports what the search found, once
-(:meth:`cvxpb.Minimize.report_search`, :meth:`cvxpb.BoundProblem.report_search`).
+:mod:`cvxpb.engine.declare.local` (more), :func:`cvxpb.BoundProblem`'s declaration as
+any other. ``method="exact"`` is the same search specialized to the closed-form families
+of one bound, so the two checking each other checks the engine. The problem reports what
+the search found, once (:meth:`cvxpb.Minimize.report_search`; for one bound as its
+standard form reports it, :meth:`cvxpb.engine.one_bound.OneBound.report_search`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def refusal(problem) -> str | None:
 
     Parameters
     ----------
-    problem : cvxpb.Minimize or cvxpb.BoundProblem
+    problem : cvxpb.Minimize
         The problem.
 
     Returns
@@ -75,7 +75,7 @@ def formulation(problem, weights=None):
 
     Parameters
     ----------
-    problem : cvxpb.Minimize or cvxpb.BoundProblem
+    problem : cvxpb.Minimize
         The problem.
     weights : sequence of float, optional
         One weight per term of the declaration (:meth:`cvxpb.Minimize.scalarized`); by
@@ -112,7 +112,7 @@ def solve(
 
     Parameters
     ----------
-    problem : cvxpb.Minimize or cvxpb.BoundProblem
+    problem : cvxpb.Minimize
         The problem.
     tol : float, default=1e-7
         The absolute gap at which the search stops.

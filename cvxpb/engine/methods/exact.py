@@ -46,8 +46,8 @@ def refusal(problem) -> str | None:
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
 
     Returns
     -------
@@ -72,11 +72,11 @@ def formulation(problem, mu: float | None = None):
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     mu : float, optional
         The weight of the divergence's core, above 0; by default the weight at the
-        optimum (``problem.solve(method="exact")``: its certificate's parameter, through
+        optimum (:func:`solve`: its certificate's parameter, through
         :meth:`cvxpb.pac_bayes.families.Family.program_weight`), so that the program's
         minimizer is the optimal posterior.
 
@@ -105,8 +105,10 @@ def formulation(problem, mu: float | None = None):
 def _optimal_weight(problem) -> float:
     """The ``mu`` of :func:`formulation` at the exact method's optimum; where the optimum is
     a limit of the family (the prior, or the least-risk face), a weight near that limit."""
-    certificate = problem.solve(method="exact").certificate
-    if certificate is None or certificate.value is None:  # vacuous: every weight maps to 1
+    if problem.vacuous():  # every weight maps to 1
+        return 1.0
+    certificate = solve(problem).certificate
+    if certificate is None or certificate.value is None:
         return 1.0
     weight = family_of(problem).program_weight(certificate.value)
     return float(np.clip(weight, 1e-9, 1e9))
@@ -117,8 +119,8 @@ def family_of(problem, support=None):
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     support : array_like of int, optional
         Indices: the family of the posteriors that vanish off them. The prior is then
         restricted, not renormalized, so the family's divergence is still against ``P``.
@@ -425,8 +427,8 @@ def solve(problem, tol: float = 1e-9, max_rounds: int = 200):
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     tol : float, default=1e-9
         The absolute gap, on the bound, at which the search stops.
     max_rounds : int, default=200
@@ -481,8 +483,8 @@ def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 20
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     support : array_like of int
         Indices of classifiers with prior mass.
     tol : float, default=1e-9
@@ -493,7 +495,7 @@ def restricted_minimum(problem, support, tol: float = 1e-9, max_rounds: int = 20
     Returns
     -------
     bound : float
-        :meth:`~cvxpb.BoundProblem.evaluate` of the posterior (rounded outward).
+        :meth:`~cvxpb.engine.one_bound.OneBound.evaluate` of the posterior (rounded outward).
     posterior : ndarray of shape (H,)
         The posterior.
     """

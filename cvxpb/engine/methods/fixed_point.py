@@ -45,7 +45,7 @@ class SubsetMap:
 
     Parameters
     ----------
-    problem : BoundProblem
+    problem : cvxpb.engine.one_bound.OneBound
         The problem (its distance's ``inverse_form`` picks the map).
     l : ndarray
         The risks, sorted ascending.
@@ -224,8 +224,8 @@ def refusal(problem) -> str | None:
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
 
     Returns
     -------
@@ -253,8 +253,8 @@ def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     search : {"linear", "warm"}, default="linear"
         How the subsets are searched.
     max_iter : int, default=2000

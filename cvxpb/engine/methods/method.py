@@ -5,9 +5,10 @@ As CVXPY's solvers accept a problem by what it holds (cones, integer variables),
 :class:`Method` looks at a problem's structure and at the members its concepts offer
 (a family of optimal posteriors, a second-order cone, a CVXPY expression of the change
 of measure), never at their classes: :meth:`Method.refusal` names, in one line, what
-is missing. A problem is a declaration (:class:`cvxpb.Minimize`) or its short form
-(:class:`cvxpb.BoundProblem`); the methods derived for one bound of a Gibbs risk and a
-divergence take its :meth:`~cvxpb.Minimize.standard_form`, the others the declaration.
+is missing. A problem is a declaration (:class:`cvxpb.Minimize`, which
+:func:`cvxpb.BoundProblem` writes for one bound); the methods derived for one bound of a
+Gibbs risk and a divergence take the data its standard form gives
+(:class:`~cvxpb.engine.declare.standard.ToStandardForm`), the others the declaration.
 
 A method written outside the package subclasses :class:`Method` and is registered with
 :func:`cvxpb.engine.methods.register_method`; it then works through ``solve``,
@@ -19,6 +20,8 @@ from __future__ import annotations
 from importlib import import_module
 from inspect import Parameter, signature
 from numbers import Real
+
+from cvxpb.engine.declare.standard import TO_STANDARD_FORM
 
 
 class Method:
@@ -52,7 +55,7 @@ class Method:
 
         Parameters
         ----------
-        problem : cvxpb.Minimize or cvxpb.BoundProblem
+        problem : cvxpb.Minimize
             The problem.
 
         Returns
@@ -68,7 +71,7 @@ class Method:
 
         Parameters
         ----------
-        problem : cvxpb.Minimize or cvxpb.BoundProblem
+        problem : cvxpb.Minimize
             The problem.
 
         Returns
@@ -83,7 +86,7 @@ class Method:
 
         Parameters
         ----------
-        problem : cvxpb.Minimize or cvxpb.BoundProblem
+        problem : cvxpb.Minimize
             The problem.
 
         Raises
@@ -91,7 +94,10 @@ class Method:
         ValueError
             Saying what the method handles, what is missing and what to use instead.
         """
-        why = self.refusal(problem)
+        self._raise(self.refusal(problem))
+
+    def _raise(self, why: str | None) -> None:
+        """Raise the one-line refusal ``why`` (nothing where it is None)."""
         if why is not None:
             raise ValueError(
                 f'method="{self.name}" {self.handles}: {why}; use method="{self.fallback}"'
@@ -102,7 +108,7 @@ class Method:
 
         Parameters
         ----------
-        problem : cvxpb.Minimize or cvxpb.BoundProblem
+        problem : cvxpb.Minimize
             The problem, accepted.
         **options
             The method's options.
@@ -159,7 +165,7 @@ class Method:
 
         Parameters
         ----------
-        problem : cvxpb.Minimize or cvxpb.BoundProblem
+        problem : cvxpb.Minimize
             The problem, accepted.
         **at
             Where the program is taken (an iterate, a weight), for the methods that
@@ -187,10 +193,12 @@ class ModuleMethod(Method):
     The module gives ``solve``, and where it has them ``refusal``, ``HANDLES``,
     ``FALLBACK``, ``solver_options``, ``further_options``,
     ``PASSES_OPTIONS`` and ``formulation``. Unless its ``TAKES_DECLARATIONS`` is true,
-    the module solves :class:`cvxpb.BoundProblem` alone: a declaration reaches it
-    through its standard form, and its Result is reported as the declaration's. A
-    standard form whose bound is 1 at every posterior
-    (:meth:`cvxpb.BoundProblem.vacuous`) is certified at once, whatever the method.
+    the module solves the data of one bound alone
+    (:class:`~cvxpb.engine.one_bound.OneBound`): a declaration reaches it through the
+    reduction to its standard form, whose ``invert`` reports the module's Result as the
+    declaration's. A standard form whose bound is 1 at every posterior
+    (:meth:`cvxpb.engine.one_bound.OneBound.vacuous`) is certified at once, whatever the
+    method.
 
     Parameters
     ----------
@@ -235,25 +243,57 @@ class ModuleMethod(Method):
     def refusal(self, problem):
         if self._declarations():
             return self.module.refusal(problem) if hasattr(self.module, "refusal") else None
-        form = problem.standard_form()
+        form = TO_STANDARD_FORM.apply(problem)
         if form is None:
             return (
                 "the declaration is not one PAC-Bayes bound of a Gibbs risk and a divergence "
                 "(c * pac_bayes(bound, gibbs_risk(q, risks), D(q)), c > 0)"
             )
+        return self.data_refusal(form.problem)
+
+    def data_refusal(self, data) -> str | None:
+        """Say what the data of one bound lacks for this method, in one line.
+
+        Parameters
+        ----------
+        data : cvxpb.engine.one_bound.OneBound
+            A declaration's standard form.
+
+        Returns
+        -------
+        str or None
+            The module's ``refusal`` of it; None where it has none.
+        """
         own = getattr(self.module, "refusal", None)
-        return own(form.problem) if own is not None else None
+        return own(data) if own is not None else None
+
+    def check_data(self, data) -> None:
+        """Raise unless this method takes the data of one bound (each module's first check).
+
+        Parameters
+        ----------
+        data : cvxpb.engine.one_bound.OneBound
+            A declaration's standard form.
+
+        Raises
+        ------
+        ValueError
+            What :meth:`Method.check` says.
+        """
+        self._raise(self.data_refusal(data))
 
     def solve(self, problem, **options):
-        form = problem.standard_form()
+        form = TO_STANDARD_FORM.apply(problem)
         if form is not None and form.scale >= 1 and form.problem.vacuous():  # 1 everywhere
-            return problem.from_standard_form(form, form.problem.vacuous_result(self.name))
+            vacuous = form.problem.vacuous_result(self.name)
+            return TO_STANDARD_FORM.invert(problem, form, vacuous)
         if self._declarations():
             return self.module.solve(problem, **options)
         tol = options.get("tol")
         if self.certifies and form.scale != 1 and isinstance(tol, Real) and tol > 0:
             options = {**options, "tol": tol / form.scale}  # the gap asked is the declared's
-        return problem.from_standard_form(form, self.module.solve(form.problem, **options))
+        result = self.module.solve(form.problem, **options)
+        return TO_STANDARD_FORM.invert(problem, form, result)
 
     def options(self):
         if self._options == ():  # read once: inspecting a signature takes 50 us
@@ -282,18 +322,20 @@ class ModuleMethod(Method):
             return Method.formulation(self, problem, **at)
         if self._declarations():
             return self.module.formulation(problem, **at)
-        program = self.module.formulation(problem.standard_form().problem, **at)
+        program = self.module.formulation(TO_STANDARD_FORM.apply(problem).problem, **at)
         program.problem = problem  # the posterior maps back to the declared bound
         return program
 
 
-def refuse(problem, name: str) -> None:
-    """Raise unless the method ``name`` accepts ``problem`` (each method's first check).
+def refuse(data, name: str) -> None:
+    """Raise unless the method ``name`` takes the data of one bound.
+
+    Each module's first check, as the module may be called on the data directly.
 
     Parameters
     ----------
-    problem : cvxpb.BoundProblem or cvxpb.Minimize
-        The problem.
+    data : cvxpb.engine.one_bound.OneBound
+        A declaration's standard form.
     name : str
         The method.
 
@@ -304,7 +346,7 @@ def refuse(problem, name: str) -> None:
     """
     from cvxpb.engine.methods import METHODS
 
-    METHODS[name].check(problem)
+    METHODS[name].check_data(data)
 
 
 def keywords(function) -> set:

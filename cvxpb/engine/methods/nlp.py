@@ -130,8 +130,8 @@ def solve(
 
     Parameters
     ----------
-    problem : BoundProblem
-        The problem.
+    problem : cvxpb.engine.one_bound.OneBound
+        The bound (a declaration\'s standard form).
     solver : {"SLSQP", "trust-constr"}, default="SLSQP"
         The method of scipy.
     initial : {"uniform", "prior"}, default="uniform"

@@ -1,21 +1,26 @@
-"""``BoundProblem``: declare a PAC-Bayes bound over a finite classifier set, then solve it."""
+"""One PAC-Bayes bound of a Gibbs risk and a divergence: the data the methods derived for
+one bound take (``exact``, ``cvx``, ``closed_form``, ``ccp``, ``fixed_point``, ``nlp``).
+
+A declaration reaches them through its standard form
+(:class:`cvxpb.engine.declare.standard.ToStandardForm`, a reduction whose ``apply``
+gives a :class:`OneBound` and whose ``invert`` reports the method's Result as the
+declaration's), as CVXPY hands a solver the data of a problem in the form it accepts.
+:func:`cvxpb.BoundProblem` declares one directly.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple
 
 import numpy as np
 
-from cvxpb.engine.result import Certificate, Result, clipped_lower
-from cvxpb.engine.solvable import Solvable
+from cvxpb.engine.result import Certificate, Result, clipped_lower, failed_result
 from cvxpb.numerics.constants import CONSTANTS, check_sample_size
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import EPS, gap_goal, nudge
 from cvxpb.pac_bayes import check_distance
 from cvxpb.pac_bayes.bounds import DISTANCES_BY_DIVERGENCE, Bound
-from cvxpb.threads import one_blas_thread
 from cvxpb.validation import (
     PRIOR_SUM_TOLERANCE,
     check_choice,
@@ -25,27 +30,13 @@ from cvxpb.validation import (
 )
 
 
-class StandardForm(NamedTuple):
-    """A declaration as the methods derived for one bound take it: ``scale * problem``.
+class OneBound:
+    """One PAC-Bayes bound of the Gibbs risk and a divergence over ``H`` classifiers.
 
-    Parameters
-    ----------
-    scale : float
-        The positive factor of the declared bound (2 for the first-order bound).
-    problem : BoundProblem
-        The bound of one distance and divergence, of the Gibbs risk.
-    """
-
-    scale: float
-    problem: BoundProblem
-
-
-class BoundProblem(Solvable):
-    """Minimize a PAC-Bayes bound over posteriors ``q`` on ``H`` classifiers.
-
-    The short way to write the declaration of one bound of the Gibbs risk and a
-    divergence (:meth:`declaration`), and that declaration's standard form: the problem
-    the methods derived for one bound take.
+    The data the methods derived for one bound take: the risks, the prior and the
+    :class:`cvxpb.Bound`, with the bound's evaluation (rounded outward), its gradient
+    and KKT residual, and the Result of a posterior. Users state it through
+    :func:`cvxpb.BoundProblem`, which gives the declaration to minimize.
 
     Parameters
     ----------
@@ -71,11 +62,11 @@ class BoundProblem(Solvable):
 
     Examples
     --------
-    >>> import numpy as np, cvxpb as pb
-    >>> prob = pb.BoundProblem([0.1, 0.12, 0.3], m=500, delta=0.05, distance="sq")
-    >>> res = prob.solve()
-    >>> res.status, round(res.bound, 4)
-    ('optimal', 0.1773)
+    >>> import cvxpb as pb
+    >>> from cvxpb.engine.one_bound import OneBound
+    >>> data = OneBound([0.1, 0.12, 0.3], m=500, delta=0.05, distance="sq")
+    >>> round(data.evaluate([0.5, 0.5, 0.0]), 4)
+    0.1788
     """
 
     def __init__(
@@ -114,7 +105,7 @@ class BoundProblem(Solvable):
         self.distance = self.distance_function.name
 
     @classmethod
-    def of_bound(cls, risks, prior, function) -> BoundProblem:
+    def of_bound(cls, risks, prior, function) -> OneBound:
         """Build the problem of a :class:`cvxpb.pac_bayes.bounds.Bound` already made.
 
         Parameters
@@ -128,7 +119,7 @@ class BoundProblem(Solvable):
 
         Returns
         -------
-        BoundProblem
+        OneBound
             The problem of minimizing ``function`` of the Gibbs risk and the divergence.
         """
         return cls(
@@ -159,20 +150,6 @@ class BoundProblem(Solvable):
         """Whether the divergence's order is the user's to choose (Renyi's): its term
         then carries the order in its name."""
         return self.alpha is not None and self.divergence_function.term_name() != self.divergence
-
-    def declared(self):
-        """Give the declaration the general search takes (:meth:`declaration`).
-
-        Returns
-        -------
-        cvxpb.Minimize
-            The declared bound, to minimize.
-        """
-        from cvxpb.engine.declare import Minimize
-
-        declared = Minimize(self.declaration())
-        declared.use_standard_form(StandardForm(1.0, self))  # this problem, not a rebuilt one
-        return declared
 
     def report_search(self, found, tol: float = 1e-7, rtol=None) -> Result:
         """Make this problem's Result of what the declared search found.
@@ -207,34 +184,6 @@ class BoundProblem(Solvable):
             certificate=Certificate("mu", found.mu, None, lower, gap),
             message=f"Pareto search: {found.solves} programs, certified gap {gap:.3g}",
         )
-
-    def standard_form(self) -> StandardForm:
-        """Give the problem as the methods derived for one bound take it: itself.
-
-        Returns
-        -------
-        StandardForm
-            Scale 1 and this problem (:meth:`cvxpb.Minimize.standard_form` gives that
-            of a declaration).
-        """
-        return StandardForm(1.0, self)
-
-    def from_standard_form(self, form: StandardForm, result: Result) -> Result:
-        """Report a method's Result on the standard form as this problem's: as it is.
-
-        Parameters
-        ----------
-        form : StandardForm
-            :meth:`standard_form`.
-        result : Result
-            The method's Result.
-
-        Returns
-        -------
-        Result
-            ``result``, built once.
-        """
-        return result
 
     # -- evaluation --------------------------------------------------------
 
@@ -319,24 +268,6 @@ class BoundProblem(Solvable):
             keeps larger values).
         """
         return min(self.evaluate_unclipped(q), 1.0)
-
-    def value_at(self, q) -> float:
-        """Evaluate the bound at ``q``, rounded up, at most 1.
-
-        :meth:`evaluate`, by the name every problem answers to
-        (:meth:`cvxpb.Minimize.value_at`).
-
-        Parameters
-        ----------
-        q : array_like of shape (H,)
-            A posterior.
-
-        Returns
-        -------
-        float
-            The bound.
-        """
-        return self.evaluate(q)
 
     def evaluate_unclipped(self, q) -> float:
         """Evaluate the bound's formula at ``q``, rounded outward, even above 1.
@@ -427,60 +358,7 @@ class BoundProblem(Solvable):
         mu = float(q[usable] @ g[usable])
         return float(np.max(np.abs(np.minimum(q[usable], g[usable] - mu))))
 
-    def declaration(self):
-        """Declare the bound with the engine's atoms, as ``solve("declared")`` minimizes it.
-
-        Returns
-        -------
-        cvxpb.engine.declare.expressions.Expression
-            The bound of the Gibbs risk and the divergence over a
-            :class:`cvxpb.Posterior` with this prior (:mod:`cvxpb.engine.declare`).
-        """
-        from cvxpb.engine.declare import expressions as ex
-        from cvxpb.engine.declare import terms
-
-        q = terms.Posterior(self.prior)
-        divergence = terms.DivergenceTerm(q, self.divergence_function)
-        argument = self.divergence_function.bound_argument(divergence)
-        return ex.pac_bayes(self.bound_function, terms.gibbs_risk(q, self.risks), argument)
-
     # -- solving -----------------------------------------------------------
-
-    @one_blas_thread
-    def solve(
-        self, method: str = "exact", *, solver: str | None = None, verbose: bool = False, **options
-    ) -> Result:
-        """Minimize the bound by ``method``.
-
-        Parameters
-        ----------
-        method : str, default="exact"
-            One of :data:`cvxpb.engine.methods.METHODS` that applies (:meth:`methods`).
-        solver : str, optional
-            The solver library's solver, for the methods that call one
-            (:func:`cvxpb.engine.methods.solver_methods`): ``cvx`` and ``ccp`` take
-            CLARABEL, ECOS or SCS, ``nlp`` SLSQP or trust-constr.
-        verbose : bool, default=False
-            Print that solver's log and, for every method, a closing line (status,
-            bound, iterations, time).
-        **options
-            The method's own options (``help(cvxpb.engine.methods.<method>.solve)``).
-
-        Returns
-        -------
-        Result
-            The posterior, its bound and what the method proves.
-
-        Raises
-        ------
-        ValueError
-            For an unknown method, solver or option, or a value out of range, before
-            any work.
-        """
-        from cvxpb.engine.methods import METHODS, run
-
-        check_choice(method, "method", METHODS)  # a name: this problem's default is exact
-        return run(self, method, solver, verbose, options)
 
     def result_from_posterior(self, posterior, **fields) -> Result:
         """Build a Result whose bound is re-evaluated from ``posterior``.
@@ -544,6 +422,27 @@ class BoundProblem(Solvable):
         least = getattr(self.divergence_function, "least_value", None)
         return float(np.min(self.risks[on])), -np.inf if least is None else float(least)
 
+    def failed_result(self, method: str, status: str, message: str, seconds: float, **fields):
+        """Build the Result of a solve that produced no posterior.
+
+        :func:`cvxpb.engine.result.failed_result` over these classifiers.
+
+        Parameters
+        ----------
+        method, status, message : str
+            What ran, how it ended and the solver's own words.
+        seconds : float
+            Wall-clock time.
+        **fields
+            The Result's other fields.
+
+        Returns
+        -------
+        Result
+            With bound, posterior and the terms' values NaN.
+        """
+        return failed_result(self.H, method, status, message, seconds, **fields)
+
     def vacuous_result(self, method: str) -> Result:
         """The Result of a problem whose bound is 1 at every posterior (:meth:`vacuous`).
 
@@ -585,15 +484,3 @@ class BoundProblem(Solvable):
             The copy.
         """
         return dataclasses.replace(result, **changes)
-
-    def explain(self) -> str:
-        """Explain the bound as a convex program.
-
-        Returns
-        -------
-        str
-            Each term of the bound, its curvature, the DCP verdict and the cones used.
-        """
-        from cvxpb.engine.explain import explain
-
-        return explain(self)
