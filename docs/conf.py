@@ -52,19 +52,42 @@ def _protocol_table():
         required_arguments = 1
 
         def run(self):
+            from cvxpb.engine.methods import who_asks
             from cvxpb.pac_bayes import protocol
 
+            kind = self.arguments[0]
             members = {
                 "divergence": protocol.DIVERGENCE_MEMBERS,
                 "distance": protocol.DISTANCE_MEMBERS,
-            }[self.arguments[0]]
+            }[kind]
             holder = nodes.container()
-            lines = StringList(protocol.table(members).splitlines(), "protocol")
+            text = protocol.table(members, who_asks(kind))
+            lines = StringList(text.splitlines(), "protocol")
             self.state.nested_parse(lines, self.content_offset, holder)
             return holder.children
 
     return ProtocolTable
 
 
+def _methods_table():
+    """The directive ``.. methods-table::``: each registered method, what it takes and
+    what it needs (its ``requires``), the statements its refusals are made of."""
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+    from docutils.statemachine import StringList
+
+    class MethodsTable(Directive):
+        def run(self):
+            from cvxpb.engine.methods import methods_table
+
+            holder = nodes.container()
+            lines = StringList(methods_table().splitlines(), "methods")
+            self.state.nested_parse(lines, self.content_offset, holder)
+            return holder.children
+
+    return MethodsTable
+
+
 def setup(app):
     app.add_directive("protocol-table", _protocol_table())
+    app.add_directive("methods-table", _methods_table())

@@ -160,7 +160,8 @@ def _binary_inverse(p, eps, upper):
     end = 1 - 1e-15 if upper else 1e-300
     if eps <= 0 or _binary_kl(p, end) <= eps:
         return p if eps <= 0 else float(upper)
-    return brentq(lambda r: _binary_kl(p, r) - eps, *sorted((p, end)), xtol=1e-16, rtol=1e-15)
+    interval = sorted((p, end))
+    return brentq(lambda r: _binary_kl(p, r) - eps, *interval, xtol=1e-16, rtol=1e-15, maxiter=1000)
 
 
 def _paper_profile(e, e_S, d_S, s):

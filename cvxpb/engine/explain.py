@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import cvxpy as cp
 
-from cvxpb.engine.methods import ccp_bounds, cvx, exact
+from cvxpb.engine.methods import METHODS
 
 
 def _terms(problem, q):
@@ -90,23 +90,23 @@ def explain(problem) -> str:
         lines.append(f"DCP: no -- {not_dcp}.")
         lines += _ccp_lines(problem)
     else:  # the SOCP that method="cvx" solves, where it applies; else the bound as written
-        solved = cvx.refusal(problem) is None
-        program = cvx.formulation(problem) if solved else cp.Problem(cp.Minimize(body))
+        solved = METHODS["cvx"].data_refusal(problem) is None
+        program = METHODS["cvx"].formulate_one(problem) if solved else cp.Problem(cp.Minimize(body))
         lines.append(
             f"DCP: {'yes' if program.is_dcp() else 'no'}; "
             f"DPP: {'yes' if program.is_dcp(dpp=True) else 'no'}; "
             f"cones: {_cones(program, _simplex(q))}"
         )
-    if exact.refusal(problem) is None:
+    if METHODS["exact"].data_refusal(problem) is None:
         lines += _family_lines(problem)
     return "\n".join(lines)
 
 
 def _ccp_lines(problem):
     """How method="ccp" still solves DCP programs: its subproblem at an iterate."""
-    if ccp_bounds.refusal(problem) is not None:
+    if METHODS["ccp"].data_refusal(problem) is not None:
         return []
-    subproblem = ccp_bounds.formulation(problem, at="uniform")
+    subproblem = METHODS["ccp"].formulate_one(problem, at="uniform")
     return [
         'method="ccp" solves DCP subproblems, the concave part linearized at each iterate '
         '(formulation("ccp", at=...)); at the uniform posterior: '
@@ -117,7 +117,7 @@ def _ccp_lines(problem):
 def _family_lines(problem):
     """Why method="exact" is global: the family's program is DCP (the one
     ``formulation("exact", mu=...)`` gives)."""
-    subproblem = exact.formulation(problem, mu=1.0)
+    subproblem = METHODS["exact"].formulate_one(problem, mu=1.0)
     name = problem.divergence_function.symbol
     return [
         "",

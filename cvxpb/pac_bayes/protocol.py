@@ -90,8 +90,8 @@ DIVERGENCE_MEMBERS = (
         "True where an overridden transform is affine (the term is then convex)",
         _DECLARED,
     ),
-    Member("core_gradient", "q, p", "the core's gradient", f"{_DECLARED}; nlp"),
-    Member("expr", "q, p", "the core as a convex CVXPY expression", f"{_DECLARED}; ccp"),
+    Member("core_gradient", "q, p", "the core's gradient", f"{_DECLARED}; the default gradient"),
+    Member("expr", "q, p", "the core as a convex CVXPY expression", _DECLARED),
     Member(
         "linear_min",
         "p, g, mu",
@@ -157,7 +157,7 @@ DIVERGENCE_MEMBERS = (
         "gradient",
         "q, p",
         "value's gradient (by default the core's times the transform's derivative there)",
-        "nlp",
+        "",
     ),
     Member(
         "reported",
@@ -203,25 +203,25 @@ DIVERGENCE_MEMBERS = (
         "has_family",
         "",
         "True where family gives the posteriors that hold every optimum",
-        "exact",
+        "",
     ),
     Member(
         "family",
         "risks, prior",
         "that one-parameter family (cvxpb.pac_bayes.families)",
-        "exact",
+        "",
     ),
     Member(
         "cone",
         "bound, p",
         "(c2, r) where the change of measure is sqrt(c2 sum q_i^2 / r_i), a second-order cone",
-        "cvx, closed_form, fixed_point",
+        "right_side_expr by default",
     ),
     Member(
         "right_side_expr",
         "bound, q, p",
         "the change of measure as a convex CVXPY expression of q, or None",
-        "ccp",
+        "",
     ),
     Member(
         "vectorized",
@@ -260,7 +260,7 @@ DISTANCE_MEMBERS = (
         "inverse_form",
         "",
         '"sum" (R = L + rhs), "root" (R = L + sqrt(rhs)), "kl" (the kl inverse) or None',
-        "cvx, closed_form, ccp, fixed_point: the program's shape",
+        "",
     ),
     Member(
         "at_least",
@@ -547,19 +547,23 @@ def _elementwise(function, positions):
     return each
 
 
-def table(members) -> str:
+def table(members, asked=None) -> str:
     """Write ``members`` as a reStructuredText list-table, for the docs.
 
     Parameters
     ----------
     members : tuple of Member
         The protocol.
+    asked : dict, optional
+        ``{member: [method, ...]}``: the methods whose requirements name each member
+        (:func:`cvxpb.engine.methods.who_asks`), added to the engines' uses in ``who``.
 
     Returns
     -------
     str
         The table: member, required or not, what it gives, who asks for it.
     """
+    asked = {} if asked is None else asked
     lines = [".. list-table::", "   :header-rows: 1", ""]
     rows = [("member", "required", "what it gives", "who asks for it")]
     for m in members:
@@ -570,7 +574,10 @@ def table(members) -> str:
         if m.arrays:
             names = [m.call.split(", ")[i] for i in m.arrays]
             what += f"; {' and '.join(names)} may be arrays"
-        rows.append((f"``{m.written()}``", required, what, m.who))
+        methods = [f"method {name}" for name in asked.get(m.name, ())]
+        rows.append(
+            (f"``{m.written()}``", required, what, "; ".join(filter(None, [m.who, *methods])))
+        )
     for row in rows:
         lines.append(f"   * - {row[0]}")
         lines.extend(f"     - {cell}" for cell in row[1:])

@@ -6,28 +6,18 @@ order :meth:`cvxpb.Minimize.compare` lists them (exact before the general search
 solving chain keeps the solvers that accept a problem. :func:`register_method` adds a
 method written outside the package. This is the only list of the methods' names.
 
-A method's module is imported the first time it is asked, so ``exact`` runs without
-loading CVXPY (which ``cvx`` and ``ccp`` need, and which takes 0.6 s).
+Each method states what it needs as data (its ``requires``); :func:`requirement_rows`
+gives those statements as the docs' tables show them.
 """
 
 from collections.abc import Mapping
 
-from cvxpb.engine.methods.method import Method, ModuleMethod
-from cvxpb.engine.methods.searches import Search
+from cvxpb.engine.methods.method import Method, OneBoundMethod
+from cvxpb.engine.methods.ours import PACKAGE_METHODS
+from cvxpb.engine.methods.requirements import Needs, Shape
+from cvxpb.engine.methods.searches import SEARCHES
 
-_REGISTERED = {  # name -> the method; whether it certifies is known before its import
-    name: ModuleMethod(name, module, certifies)
-    for name, module, certifies in (
-        ("exact", "exact", True),
-        ("cvx", "cvx", False),
-        ("closed_form", "closed_form", False),
-        ("ccp", "ccp_bounds", False),
-        ("fixed_point", "fixed_point", False),
-        ("nlp", "nlp", False),
-        ("declared", "declared", True),
-    )
-}
-_REGISTERED.update({name: Search(name) for name in ("vertex", "weight")})
+_REGISTERED = {method.name: method for method in (*PACKAGE_METHODS, *SEARCHES)}
 _OWN = frozenset(_REGISTERED)  # the package's methods, which stay
 
 
@@ -129,6 +119,71 @@ def refusals(problem) -> dict:
     """
     found = {name: method.refusal(problem) for name, method in _REGISTERED.items()}
     return {name: why for name, why in found.items() if why is not None}
+
+
+def requirement_rows() -> list[dict]:
+    """State what each registered method needs, as the docs' table of methods shows it.
+
+    Returns
+    -------
+    list of dict
+        One per method, in registry order: ``method``, ``takes`` (what it handles),
+        ``needs`` (each of its ``requires`` written out) and ``certifies``.
+    """
+    return [
+        {
+            "method": name,
+            "takes": method.handles,
+            "needs": [need.written() for need in method.requires],
+            "certifies": method.certifies,
+        }
+        for name, method in _REGISTERED.items()
+    ]
+
+
+def methods_table() -> str:
+    """Write :func:`requirement_rows` as a reStructuredText list-table, for the docs.
+
+    Returns
+    -------
+    str
+        One row per method: its name, what it handles, what it needs, and whether it
+        certifies its minimum.
+    """
+    lines = [".. list-table::", "   :header-rows: 1", ""]
+    rows = [("method", "what it does", "what it needs", "certifies")]
+    for row in requirement_rows():
+        needs = "; ".join(f"``{need}``" if "." in need else need for need in row["needs"])
+        rows.append(
+            (f"``{row['method']}``", row["takes"], needs, "yes" if row["certifies"] else "")
+        )
+    for row in rows:
+        lines.append(f"   * - {row[0]}")
+        lines.extend(f"     - {cell}" for cell in row[1:])
+    return "\n".join(lines) + "\n"
+
+
+def who_asks(of: str) -> dict:
+    """Name, per member of the distance or divergence protocol, the methods that need it.
+
+    Parameters
+    ----------
+    of : {"distance", "divergence"}
+        The protocol.
+
+    Returns
+    -------
+    dict
+        ``{member: [method, ...]}``, from the methods' ``requires``: the protocol
+        table's "who asks" column adds them to the engines' own uses.
+    """
+    asked = {}
+    for name, method in _REGISTERED.items():
+        for need in method.requires:
+            if getattr(need, "of", None) == of:
+                for member in need.members():
+                    asked.setdefault(member, []).append(name)
+    return asked
 
 
 def method_options(method: str) -> set | None:
@@ -281,7 +336,13 @@ def run(problem, method, solver, verbose: bool, options: dict):
 __all__ = [
     "METHODS",
     "Method",
+    "Needs",
+    "OneBoundMethod",
+    "Shape",
     "applicable",
+    "methods_table",
+    "requirement_rows",
+    "who_asks",
     "default_method",
     "run",
     "certifies",

@@ -51,37 +51,7 @@ TIGHT = {
 }
 
 
-HANDLES = "handles the bounds it states as difference-of-convex programs"
-FORMS = ("sum", "root", "kl")  # the distances' inverses the programs are written for
 STATUSES = ccp.STATUSES  # the driver's
-
-
-def refusal(problem) -> str | None:
-    """Say what ``problem`` lacks for the CCP programs, in one line.
-
-    The programs take the distance's inverse (``inverse_form``: ``L + rhs``,
-    ``L + sqrt(rhs)`` or the kl inverse) and the divergence's change of measure as a
-    convex CVXPY expression (``right_side_expr``).
-
-    Parameters
-    ----------
-    problem : cvxpb.engine.one_bound.OneBound
-        The bound (a declaration\'s standard form).
-
-    Returns
-    -------
-    str or None
-        None where the programs state the bound, else what is missing.
-    """
-    form = problem.distance_function.inverse_form
-    if form not in FORMS:
-        return f"the distance {problem.distance!r} has inverse_form {form!r}, not one of {FORMS}"
-    if _right_side(problem) is None:
-        return (
-            f"the divergence {problem.divergence!r} gives no convex CVXPY expression of its "
-            f"change of measure with the {problem.distance!r} distance (right_side_expr)"
-        )
-    return None
 
 
 def _right_side(problem, q=None):

@@ -53,8 +53,6 @@ def _algorithm2(l, p, c2):
     return _weights(l[: k + 1], p[: k + 1], P[k], mean[k], delta[k]), k + 1
 
 
-HANDLES = "gives Sahu & Hemachandra's closed forms for L(q) + sqrt(c2 sum q_i^2 / r_i)"
-refusal = cvx.refusal  # the SOCP's problems: a linear distance and a cone
 formulation = cvx.formulation  # the SOCP whose KKT system the closed forms solve
 
 

@@ -139,9 +139,6 @@ def _fresh(size: int):
     yield build(size)
 
 
-PASSES_OPTIONS = True  # the options of solve go to the solver library unchecked
-
-
 def solver_options(solver, verbose: bool) -> dict:
     """The command line's ``--solver`` and ``--verbose`` as :func:`solve` takes them.
 
@@ -160,7 +157,6 @@ def solver_options(solver, verbose: bool) -> dict:
     return {"verbose": verbose} if solver is None else {"solver": solver, "verbose": verbose}
 
 
-HANDLES = "states the bound L(q) + sqrt(c2) ||q / sqrt(r)||_2 as an SOCP"
 STATUSES = (  # the statuses it returns: CVXPY's where it gives no solution
     "optimal",
     "optimal_inaccurate",
@@ -173,37 +169,6 @@ STATUSES = (  # the statuses it returns: CVXPY's where it gives no solution
     "solver_error",
     "solver_failed",
 )
-
-
-def refusal(problem) -> str | None:
-    """Say what ``problem`` lacks for the SOCP, in one line.
-
-    The program is ``min l @ q + sqrt(c2) ||q / sqrt(r)||_2`` on the simplex: a
-    distance whose inverse is ``L + rhs`` (``inverse_form = "sum"``, the linear
-    distance) and a divergence whose change of measure is that second-order cone
-    (``cone(bound, p)``; chi-squared: Sahu & Hemachandra's eq. 8).
-
-    Parameters
-    ----------
-    problem : cvxpb.engine.one_bound.OneBound
-        The bound (a declaration\'s standard form).
-
-    Returns
-    -------
-    str or None
-        None where the SOCP states the problem, else what is missing.
-    """
-    form = problem.distance_function.inverse_form
-    if form != "sum":
-        return (
-            f"the distance {problem.distance!r} has inverse_form {form!r}, not 'sum' (R = L + rhs)"
-        )
-    if cone(problem) is None:
-        return (
-            f"the divergence {problem.divergence!r} states its change of measure as no "
-            "second-order cone (cone(bound, p))"
-        )
-    return None
 
 
 def cone(problem, support=None):

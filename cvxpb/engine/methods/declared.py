@@ -14,41 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-TAKES_DECLARATIONS = True  # every problem, not only one bound's standard form
-HANDLES = "searches any declaration"
 STATUSES = ("optimal", "optimal_inaccurate", "local")  # the statuses it returns
-
-
-def refusal(problem) -> str | None:
-    """Say what ``problem`` lacks for the general search, in one line.
-
-    Each scalarized program with a divergence is solved by its closed form
-    (``linear_min``) or by CVXPY (``expr``): a divergence that offers neither is
-    refused here, not found missing halfway through a solve.
-
-    Parameters
-    ----------
-    problem : cvxpb.Minimize
-        The problem.
-
-    Returns
-    -------
-    str or None
-        None where the search can solve its programs, else the divergence's missing
-        members.
-    """
-    from cvxpb.pac_bayes.divergences import Divergence
-    from cvxpb.pac_bayes.protocol import offers
-
-    for term in problem.declared().terms:
-        measure = getattr(term, "measure", None)
-        if measure is None or term.closed_form_min or offers(measure, "expr", Divergence):
-            continue
-        return (
-            f"the divergence {measure.name!r} has neither linear_min(p, g, mu) nor "
-            "expr(q, p): the search's programs need one"
-        )
-    return None
 
 
 def solver_options(solver, verbose: bool) -> dict:

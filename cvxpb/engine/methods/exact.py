@@ -33,33 +33,7 @@ STATS_FLOATS = 2**17  # floats in one array of a family's statistics at once (1 
 MAX_OPEN = 200_000  # open intervals at most (or twice the first ones); beyond, "max_rounds"
 
 
-HANDLES = "searches the divergence's family of optimal posteriors"
 STATUSES = ("optimal", "optimal_inaccurate", "max_rounds")  # the statuses it returns
-FALLBACK = "declared"
-
-
-def refusal(problem) -> str | None:
-    """Say what ``problem`` lacks for the exact method, in one line.
-
-    The exact method searches the divergence's one-parameter family; a divergence
-    without one (a user's, say) is left to the declared engine.
-
-    Parameters
-    ----------
-    problem : cvxpb.engine.one_bound.OneBound
-        The bound (a declaration\'s standard form).
-
-    Returns
-    -------
-    str or None
-        None where the divergence offers a family (``has_family``), else why not.
-    """
-    if problem.divergence_function.has_family:
-        return None
-    return (
-        f"the divergence {problem.divergence!r} offers no family of optimal posteriors "
-        "(has_family and family(risks, prior))"
-    )
 
 
 def formulation(problem, mu: float | None = None):

@@ -33,10 +33,6 @@ from cvxpb.numerics.kl import kl_inv_upper_newton
 from cvxpb.validation import check_choice, check_count, check_positive
 
 SEARCHES = ("linear", "warm")
-NO_PROGRAM = (
-    "it iterates the map q <- F(q) of Sahu & Hemachandra's fixed-point equations (eqs. 12, "
-    "15, 49, 63) on the ordered subsets of their Algorithm 1, with damping"
-)
 THETA_MIN = 1 / 64
 
 
@@ -211,36 +207,7 @@ class _Scan:
         return min(feasible.items(), key=lambda item: item[1][4]) if feasible else None
 
 
-HANDLES = "iterates Sahu & Hemachandra's fixed-point equations (eqs. 12, 15, 49, 63)"
-FORMS = ("sum", "root", "kl")  # the distances' inverses the equations are derived for
 STATUSES = ("converged", "did_not_converge")  # the statuses it returns
-
-
-def refusal(problem) -> str | None:
-    """Say what ``problem`` lacks for the fixed-point equations, in one line.
-
-    They are derived for a change of measure ``sqrt(c2 sum q_i^2 / r_i)`` (the
-    divergence's ``cone``; chi-squared) with the linear, squared or kl distance.
-
-    Parameters
-    ----------
-    problem : cvxpb.engine.one_bound.OneBound
-        The bound (a declaration\'s standard form).
-
-    Returns
-    -------
-    str or None
-        None where the equations apply, else what is missing.
-    """
-    form = problem.distance_function.inverse_form
-    if form not in FORMS:
-        return f"the distance {problem.distance!r} has inverse_form {form!r}, not one of {FORMS}"
-    if cvx.cone(problem) is None:
-        return (
-            f"the divergence {problem.divergence!r} states its change of measure as no "
-            "second-order cone (cone(bound, p))"
-        )
-    return None
 
 
 def solve(problem, search: str = "linear", max_iter: int = 2000, tol: float = 1e-13):

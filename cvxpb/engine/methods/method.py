@@ -10,18 +10,21 @@ is missing. A problem is a declaration (:class:`cvxpb.Minimize`, which
 Gibbs risk and a divergence take the data its standard form gives
 (:class:`~cvxpb.engine.declare.standard.ToStandardForm`), the others the declaration.
 
-A method written outside the package subclasses :class:`Method` and is registered with
-:func:`cvxpb.engine.methods.register_method`; it then works through ``solve``,
+Every method, ours (:mod:`cvxpb.engine.methods.ours`) and a user's, is a :class:`Method`:
+it states what it needs as data (``requires``, :mod:`cvxpb.engine.methods.requirements`),
+from which its refusal is derived. A method derived for one bound subclasses
+:class:`OneBoundMethod` and solves the standard form's data; a user's is registered
+with :func:`cvxpb.engine.methods.register_method` and then works through ``solve``,
 ``methods`` and ``compare``.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
 from inspect import Parameter, signature
 from numbers import Real
 
 from cvxpb.engine.declare.standard import TO_STANDARD_FORM
+from cvxpb.engine.methods import requirements
 
 
 class Method:
@@ -42,6 +45,10 @@ class Method:
         The statuses its Results may have, each a key of
         :data:`cvxpb.engine.result.STATUSES` (what it claims) or
         :data:`cvxpb.engine.result.STOPPED` (what stopped it).
+    requires : tuple of Shape or Needs
+        What it needs of a problem, as data
+        (:mod:`cvxpb.engine.methods.requirements`): :meth:`refusal` is the first
+        statement a problem does not meet, and the docs' tables list them.
     """
 
     name = ""
@@ -49,6 +56,7 @@ class Method:
     fallback = "declared"
     certifies = False
     statuses = ()  # unstated: a user's method may say what its statuses mean in message
+    requires = ()
 
     def refusal(self, problem) -> str | None:
         """Say what ``problem`` lacks for this method, in one line.
@@ -62,9 +70,9 @@ class Method:
         -------
         str or None
             None where the method accepts the problem; else the member or the shape
-            that is missing.
+            that is missing: the first of :attr:`requires` it does not meet.
         """
-        return None
+        return requirements.refusal(self.requires, problem)
 
     def accepts(self, problem) -> bool:
         """Say whether this method solves ``problem``.
@@ -187,69 +195,20 @@ class Method:
         return f"<method {self.name!r}>"
 
 
-class ModuleMethod(Method):
-    """One of our methods, whose module is imported the first time it is asked.
+class OneBoundMethod(Method):
+    """A method derived for one bound of a Gibbs risk and a divergence.
 
-    The module gives ``solve``, and where it has them ``refusal``, ``HANDLES``,
-    ``FALLBACK``, ``solver_options``, ``further_options``,
-    ``PASSES_OPTIONS`` and ``formulation``. Unless its ``TAKES_DECLARATIONS`` is true,
-    the module solves the data of one bound alone
-    (:class:`~cvxpb.engine.one_bound.OneBound`): a declaration reaches it through the
-    reduction to its standard form, whose ``invert`` reports the module's Result as the
-    declaration's. A standard form whose bound is 1 at every posterior
-    (:meth:`cvxpb.engine.one_bound.OneBound.vacuous`) is certified at once, whatever the
-    method.
-
-    Parameters
-    ----------
-    name : str
-        The method's word.
-    module : str
-        The module's name in :mod:`cvxpb.engine.methods`.
-    certifies : bool
-        Whether it proves a lower bound on the minimum, known without importing the
-        module, so that choosing a method imports no module it does not take.
+    It takes a declaration through the reduction to its standard form
+    (:class:`~cvxpb.engine.declare.standard.ToStandardForm`): :meth:`solve_one` solves
+    the data (:class:`~cvxpb.engine.one_bound.OneBound`) and the reduction's
+    ``invert`` reports its Result as the declaration's. A standard form whose bound is
+    1 at every posterior is certified at once (:func:`vacuous_result`).
     """
 
-    def __init__(self, name: str, module: str, certifies: bool):
-        self.name, self._module_name, self._certifies = name, module, certifies
-        self._options = ()  # not yet read off the module
+    fallback = "exact"
 
-    @property
-    def module(self):
-        """module: the method's module, imported on first use."""
-        return import_module(f"cvxpb.engine.methods.{self._module_name}")
-
-    @property
-    def handles(self) -> str:
-        return getattr(self.module, "HANDLES", "")
-
-    @property
-    def fallback(self) -> str:
-        return getattr(self.module, "FALLBACK", "exact")
-
-    @property
-    def certifies(self) -> bool:
-        return self._certifies
-
-    @property
-    def statuses(self) -> tuple:
-        # and "optimal": a bound 1 at every posterior is certified at once by any method
-        return tuple(dict.fromkeys((*self.module.STATUSES, "optimal")))
-
-    def _declarations(self) -> bool:
-        return getattr(self.module, "TAKES_DECLARATIONS", False)
-
-    def refusal(self, problem):
-        if self._declarations():
-            return self.module.refusal(problem) if hasattr(self.module, "refusal") else None
-        form = TO_STANDARD_FORM.apply(problem)
-        if form is None:
-            return (
-                "the declaration is not one PAC-Bayes bound of a Gibbs risk and a divergence "
-                "(c * pac_bayes(bound, gibbs_risk(q, risks), D(q)), c > 0)"
-            )
-        return self.data_refusal(form.problem)
+    def refusal(self, problem) -> str | None:
+        return requirements.refusal((requirements.ONE_BOUND, *self.requires), problem)
 
     def data_refusal(self, data) -> str | None:
         """Say what the data of one bound lacks for this method, in one line.
@@ -262,13 +221,13 @@ class ModuleMethod(Method):
         Returns
         -------
         str or None
-            The module's ``refusal`` of it; None where it has none.
+            The first member of :attr:`requires` it lacks; None where it has them all.
         """
-        own = getattr(self.module, "refusal", None)
-        return own(data) if own is not None else None
+        found = (need.data_refusal(data) for need in self.requires)
+        return next((why for why in found if why), None)
 
     def check_data(self, data) -> None:
-        """Raise unless this method takes the data of one bound (each module's first check).
+        """Raise unless this method takes the data of one bound.
 
         Parameters
         ----------
@@ -283,48 +242,82 @@ class ModuleMethod(Method):
         self._raise(self.data_refusal(data))
 
     def solve(self, problem, **options):
+        vacuous = vacuous_result(problem, self.name)
+        if vacuous is not None:
+            return vacuous
         form = TO_STANDARD_FORM.apply(problem)
-        if form is not None and form.scale >= 1 and form.problem.vacuous():  # 1 everywhere
-            vacuous = form.problem.vacuous_result(self.name)
-            return TO_STANDARD_FORM.invert(problem, form, vacuous)
-        if self._declarations():
-            return self.module.solve(problem, **options)
         tol = options.get("tol")
         if self.certifies and form.scale != 1 and isinstance(tol, Real) and tol > 0:
             options = {**options, "tol": tol / form.scale}  # the gap asked is the declared's
-        result = self.module.solve(form.problem, **options)
-        return TO_STANDARD_FORM.invert(problem, form, result)
+        return TO_STANDARD_FORM.invert(problem, form, self.solve_one(form.problem, **options))
 
-    def options(self):
-        if self._options == ():  # read once: inspecting a signature takes 50 us
-            if getattr(self.module, "PASSES_OPTIONS", False):
-                self._options = None
-            else:
-                further = getattr(self.module, "further_options", set)
-                self._options = frozenset(keywords(self.module.solve) | further())
-        return self._options
+    def solve_one(self, data, **options):
+        """Solve the data of one bound.
 
-    def solver_options(self, solver, verbose: bool) -> dict:
-        if not hasattr(self.module, "solver_options"):
-            return {}
-        return self.module.solver_options(solver, bool(verbose))
+        Parameters
+        ----------
+        data : cvxpb.engine.one_bound.OneBound
+            The standard form's data, accepted.
+        **options
+            The method's options.
 
-    def calls_solver(self) -> bool:
-        return hasattr(self.module, "solver_options")
+        Returns
+        -------
+        cvxpb.Result
+            The data's Result (``data.result_from_posterior``).
+        """
+        raise NotImplementedError(f"method {self.name!r} does not say how it solves")
 
     def formulation(self, problem, **at):
         self.check(problem)
-        if hasattr(self.module, "NO_PROGRAM"):
-            raise ValueError(
-                f'method="{self.name}" solves no convex program: {self.module.NO_PROGRAM}'
-            )
-        if not hasattr(self.module, "formulation"):
-            return Method.formulation(self, problem, **at)
-        if self._declarations():
-            return self.module.formulation(problem, **at)
-        program = self.module.formulation(TO_STANDARD_FORM.apply(problem).problem, **at)
+        program = self.formulate_one(TO_STANDARD_FORM.apply(problem).problem, **at)
         program.problem = problem  # the posterior maps back to the declared bound
         return program
+
+    def formulate_one(self, data, **at):
+        """Give the convex program this method solves for the data of one bound.
+
+        Parameters
+        ----------
+        data : cvxpb.engine.one_bound.OneBound
+            The standard form's data, accepted.
+        **at
+            Where the program is taken.
+
+        Returns
+        -------
+        cvxpb.engine.formulation.Formulation
+            The program, DCP.
+
+        Raises
+        ------
+        ValueError
+            For a method that solves no convex program.
+        """
+        return Method.formulation(self, data, **at)
+
+
+def vacuous_result(problem, method: str):
+    """The Result of a standard form whose bound is 1 at every posterior, or None.
+
+    Parameters
+    ----------
+    problem : cvxpb.Minimize
+        The problem.
+    method : str
+        The method asked.
+
+    Returns
+    -------
+    cvxpb.Result or None
+        Certified at 1 (:meth:`cvxpb.engine.one_bound.OneBound.vacuous`) where the
+        problem is at least its standard form's bound (factor at least 1) and that bound
+        is proven 1 everywhere; else None.
+    """
+    form = TO_STANDARD_FORM.apply(problem)
+    if form is None or form.scale < 1 or not form.problem.vacuous():
+        return None
+    return TO_STANDARD_FORM.invert(problem, form, form.problem.vacuous_result(method))
 
 
 def refuse(data, name: str) -> None:

@@ -18,11 +18,6 @@ from scipy.optimize import Bounds, LinearConstraint, minimize
 from cvxpb.validation import check_choice, check_count, check_positive
 
 SOLVERS = ("SLSQP", "trust-constr")
-NO_PROGRAM = (
-    "it runs SciPy's SLSQP or trust-constr on the bound's formula from a uniform start, a "
-    "nonlinear program (not convex in q for the sq and kl distances), as Ipopt ran in "
-    "Sahu & Hemachandra's Table 6"
-)
 SLSQP_STATUS = {
     0: "converged",
     2: "infeasible",

@@ -19,7 +19,34 @@ A union bound (the least of several declarations) is searched part by part by
 
 from __future__ import annotations
 
+from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.engine.methods.method import Method, keywords
+from cvxpb.engine.methods.requirements import Shape
+
+
+def _searched(problem) -> str | None:
+    if hasattr(problem.declared(), "search"):
+        return None
+    return "a union bound: each part is searched by method='declared'"
+
+
+def _three_or_more(problem) -> str | None:
+    n = len(problem.declared().terms)
+    if n > 2:
+        return None
+    return f"the declaration has {n} terms; the Pareto search (declared) takes them"
+
+
+def _concave(problem) -> str | None:
+    declared = problem.declared()
+    if VertexSearch(declared.bound, declared.terms, declared.signs).certifiable():
+        return None
+    return "the bound is not proven concave in its terms on their box"
+
+
+ONE_DECLARATION = Shape("one declaration, not the least of several", _searched)
+THREE_TERMS = Shape("three or more terms", _three_or_more)
+CONCAVE = Shape("a bound proven concave in its terms on their box", _concave)
 
 
 class Search(Method):
@@ -40,44 +67,30 @@ class Search(Method):
             "vertex": "cuts the box of three or more terms in which the bound is concave",
             "weight": "searches the weights of three or more terms locally",
         }[name]
-
-    def refusal(self, problem) -> str | None:
-        declared = problem.declared()
-        if not hasattr(declared, "search"):
-            return "a union bound: each part is searched by method='declared'"
-        n = len(declared.terms)
-        if n <= 2:
-            return f"the declaration has {n} terms; the Pareto search (declared) takes them"
-        if self.name == "vertex" and not _vertex_search(declared).certifiable():
-            return "the bound is not proven concave in its terms on their box"
-        return None
+        shapes = (ONE_DECLARATION, THREE_TERMS)
+        self.requires = (*shapes, CONCAVE) if name == "vertex" else shapes
 
     def solve(self, problem, **options):
-        from cvxpb.engine.methods import declared
-
-        return declared.solve(problem, kind=self.name, **options)
+        return _declared().solve(problem, kind=self.name, **options)
 
     def options(self):
-        from cvxpb.engine.methods import declared
-
-        return keywords(declared.solve) - {"kind"}  # the search's own, but which search
+        return keywords(_declared().solve) - {"kind"}  # the search's own, but which search
 
     def solver_options(self, solver, verbose: bool) -> dict:
-        from cvxpb.engine.methods import declared
-
-        return declared.solver_options(solver, verbose)
+        return _declared().solver_options(solver, verbose)
 
     def calls_solver(self) -> bool:
         return True
 
     def formulation(self, problem, **at):
-        from cvxpb.engine.methods import declared
-
         self.check(problem)
-        return declared.formulation(problem, **at)
+        return _declared().formulation(problem, **at)
 
 
-def _vertex_search(declared):
-    from cvxpb.engine.declare.vertices import VertexSearch
+def _declared():
+    from cvxpb.engine.methods import declared
 
-    return VertexSearch(declared.bound, declared.terms, declared.signs)
+    return declared
+
+
+SEARCHES = (Search("vertex"), Search("weight"))
