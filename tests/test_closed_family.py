@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import cvxpb as pb
-from cvxpb.engine.declare import terms
+from cvxpb.engine.declare import divergence_terms, quadratic
 from cvxpb.engine.declare.pareto import ParetoSearch
 from cvxpb.ensemble import bounds as mv
 from tests.maurer_xi import xi
@@ -72,7 +72,7 @@ def test_a_bound_with_a_stand_in_or_a_third_term_is_not_a_closed_family():
     errors = (np.random.default_rng(0).uniform(size=(50, 6)) < 0.3).astype(float)
     tandem = pb.Minimize(mv.tandem(q, errors, delta=0.05))
     assert not ParetoSearch(tandem.bound, tandem.terms, tandem.signs).closed_family
-    K = terms.divergence_term(q, "kl")
+    K = divergence_terms.divergence_term(q, "kl")
     L = pb.gibbs_risk(q, risks)
     stand_in = {L: L}
     replaced = ParetoSearch(first.bound, first.terms, first.signs, replace=stand_in)
@@ -96,14 +96,14 @@ def test_the_kl_divergences_largest_value_is_its_greatest_vertex():
     every vertex's KL in 40 digits and within 1e-13 of it, for a prior with weights
     down to 1e-300; inf where the prior has a zero; a decreasing orientation has none."""
     prior = np.array([0.5, 0.3, 0.2, 1e-300])
-    K = terms.divergence_term(pb.Posterior(prior), "kl")
+    K = divergence_terms.divergence_term(pb.Posterior(prior), "kl")
     with mpmath.workdps(40):  # KL(e_j || p) = -log p_j
         every = max(-mpmath.log(mpmath.mpf(float(p))) for p in K.prior)
         assert K.largest(+1) >= every
         assert K.largest(+1) <= every * (1 + mpmath.mpf(1e-13))
     assert K.largest(+1) <= max(K.core(e, +1) for e in np.eye(4))
     assert K.largest(-1) is None
-    zero = terms.divergence_term(pb.Posterior(np.array([0.5, 0.5, 0.0])), "kl")
+    zero = divergence_terms.divergence_term(pb.Posterior(np.array([0.5, 0.5, 0.0])), "kl")
     assert zero.largest(+1) == np.inf
 
 
@@ -131,7 +131,7 @@ def test_a_quadratic_forms_largest_value_is_its_greatest_diagonal_entry_where_co
     assert c_bound.signs[D] == -1 and D.minorant(-1) is None  # concave, as it enters
     exact = max(-float(e @ D.matrix @ e) for e in np.eye(9))
     assert exact <= D.largest(-1) <= max(-D.core(e, -1) for e in np.eye(9))
-    pairwise = terms.PairwiseLoss(q, T.matrix, "pairwise")  # no factor: estimates
+    pairwise = quadratic.PairwiseLoss(q, T.matrix, "pairwise")  # no factor: estimates
     assert pairwise.largest(+1) is None
 
 
@@ -148,7 +148,7 @@ def test_a_convex_stand_ins_largest_value_is_its_greatest_vertex():
     q = pb.Posterior.uniform(7)
     both = seen.T.astype(float) @ seen  # each pair's errors on the examples both saw
     pairwise = ((errors * seen).T @ (errors * seen)) / np.maximum(both, 1)
-    form = terms.PairwiseLoss(q, pairwise, "pairwise")
+    form = quadratic.PairwiseLoss(q, pairwise, "pairwise")
     at = rng.dirichlet(np.ones(7))
     draws = rng.dirichlet(np.full(7, 0.3), 2000)
     for stand_in in (form.minorant(+1), form.minorant(+1, at=at), form.majorant(-1, at)):

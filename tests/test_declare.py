@@ -792,7 +792,7 @@ def test_a_factor_is_compacted_only_when_a_cvxpy_program_asks():
     and the term survives pickling (a fitted classifier holds it)."""
     import pickle
 
-    from cvxpb.engine.declare.terms import pairwise_loss
+    from cvxpb.engine.declare.quadratic import pairwise_loss
 
     rng = np.random.default_rng(0)
     F = rng.normal(size=(500, 6)) / np.sqrt(500)

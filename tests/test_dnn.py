@@ -12,7 +12,7 @@ import cvxpb as pb
 from cvxpb.engine.declare import pareto, problem
 from cvxpb.engine.declare.dnn import nonnegative_part
 from cvxpb.engine.declare.plane import tangent_basis
-from cvxpb.engine.declare.terms import PairwiseLoss
+from cvxpb.engine.declare.quadratic import PairwiseLoss
 from cvxpb.ensemble import bounds as mv
 from tests.maurer_xi import xi
 

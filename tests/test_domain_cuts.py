@@ -14,7 +14,8 @@ import pytest
 
 import cvxpb as pb
 from cvxpb.engine.declare import vertices
-from cvxpb.engine.declare.terms import gibbs_risk, pairwise_loss, weighted_floor
+from cvxpb.engine.declare.quadratic import pairwise_loss
+from cvxpb.engine.declare.terms import gibbs_risk, weighted_floor
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.ensemble import bounds as mv
 from cvxpb.numerics.trinomial import pac_bound_two

@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import minimize
 
 import cvxpb as pb
-from cvxpb.engine.declare.terms import DivergenceTerm
+from cvxpb.engine.declare.divergence_terms import DivergenceTerm
 from cvxpb.numerics.tolerances import nudge
 from cvxpb.pac_bayes.distances import Distance, Linear
 from cvxpb.pac_bayes.divergences import Divergence

@@ -16,9 +16,10 @@ from scipy.linalg import null_space
 from scipy.special import rel_entr
 
 import cvxpb as pb
+from cvxpb.engine.declare.divergence_terms import KL, divergence_term
 from cvxpb.engine.declare.loan import loan
 from cvxpb.engine.declare.pareto import ParetoSearch
-from cvxpb.engine.declare.terms import KL, divergence_term, pairwise_loss
+from cvxpb.engine.declare.quadratic import pairwise_loss
 from cvxpb.ensemble import bounds as mv
 from cvxpb.pac_bayes.divergences import Chi2, KLDivergence, Renyi
 

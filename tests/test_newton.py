@@ -12,8 +12,9 @@ from scipy.special import rel_entr
 
 import cvxpb as pb
 from cvxpb.engine.declare import pareto
+from cvxpb.engine.declare.divergence_terms import KL
 from cvxpb.engine.declare.newton import minimize_quadratic_kl
-from cvxpb.engine.declare.terms import KL, Posterior
+from cvxpb.engine.declare.terms import Posterior
 from cvxpb.ensemble import bounds as mv
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import cvxpb as pb
 from cvxpb.engine.declare.pareto import ParetoSearch
-from cvxpb.engine.declare.terms import pairwise_loss
+from cvxpb.engine.declare.quadratic import pairwise_loss
 from cvxpb.ensemble import bounds as mv
 
 

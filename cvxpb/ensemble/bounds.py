@@ -42,16 +42,9 @@ import math
 import numpy as np
 
 from cvxpb.engine.declare import expressions as ex
-from cvxpb.engine.declare.terms import (
-    KL,
-    DivergenceTerm,
-    GibbsRisk,
-    Posterior,
-    disagreement,
-    gibbs_risk,
-    pairwise_loss,
-    tandem_risk,
-)
+from cvxpb.engine.declare.divergence_terms import KL, DivergenceTerm
+from cvxpb.engine.declare.quadratic import disagreement, pairwise_loss, tandem_risk
+from cvxpb.engine.declare.terms import GibbsRisk, Posterior, gibbs_risk
 from cvxpb.ensemble import atoms
 from cvxpb.ensemble.pairs import PairErrors
 from cvxpb.numerics.maurer import log_xi

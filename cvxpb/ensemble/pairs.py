@@ -16,7 +16,8 @@ import functools
 
 import numpy as np
 
-from cvxpb.engine.declare.terms import Posterior, factored_loss, pairwise_loss, tandem_risk
+from cvxpb.engine.declare.quadratic import factored_loss, pairwise_loss, tandem_risk
+from cvxpb.engine.declare.terms import Posterior
 from cvxpb.numerics.tolerances import EPS
 from cvxpb.validation import real_array
 

@@ -12,9 +12,12 @@
     res = prob.solve()                             # certified global minimum
 
 The composition rule is in :mod:`cvxpb.engine.declare.expressions`, the terms in
-:mod:`cvxpb.engine.declare.terms`, the solver in :mod:`cvxpb.engine.declare.pareto`.
+:mod:`cvxpb.engine.declare.terms`, :mod:`cvxpb.engine.declare.quadratic` and
+:mod:`cvxpb.engine.declare.divergence_terms`, the solver in
+:mod:`cvxpb.engine.declare.pareto`.
 """
 
+from cvxpb.engine.declare.divergence_terms import KL, chi2, divergence_term, renyi
 from cvxpb.engine.declare.expressions import (
     DeclarationError,
     exp,
@@ -28,16 +31,8 @@ from cvxpb.engine.declare.expressions import (
     union_min,
 )
 from cvxpb.engine.declare.problem import Minimize
-from cvxpb.engine.declare.terms import (
-    KL,
-    Posterior,
-    chi2,
-    disagreement,
-    divergence_term,
-    gibbs_risk,
-    renyi,
-    tandem_risk,
-)
+from cvxpb.engine.declare.quadratic import disagreement, tandem_risk
+from cvxpb.engine.declare.terms import Posterior, gibbs_risk
 
 __all__ = [
     "KL",

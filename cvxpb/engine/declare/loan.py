@@ -2,7 +2,7 @@
 
 A quadratic form that is not convex on the simplex (the pairs' variances in Wu et al.'s
 (2021) CCPBB, a tandem matrix of out-of-bag estimates) enters the scalarized programs
-through a convex minorant (:class:`cvxpb.engine.declare.terms.ShiftedQuadratic`), which
+through a convex minorant (:class:`cvxpb.engine.declare.quadratic.ShiftedQuadratic`), which
 falls short of it. Yet the program ``min_q sum_i w_i t_i(q) + mu D(q)`` may be convex
 as a whole: with ``m_i`` the oriented terms' least curvatures on the simplex
 (:meth:`cvxpb.engine.declare.terms.Term.least_curvature`, negative for such a form)

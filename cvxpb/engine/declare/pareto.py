@@ -53,7 +53,8 @@ from cvxpb.engine.declare.box import Box
 from cvxpb.engine.declare.dnn import nonnegative_part
 from cvxpb.engine.declare.loan import loan
 from cvxpb.engine.declare.newton import minimize_quadratic_kl
-from cvxpb.engine.declare.terms import PairwiseLoss, ShiftedQuadratic, weighted_floor
+from cvxpb.engine.declare.quadratic import PairwiseLoss, ShiftedQuadratic
+from cvxpb.engine.declare.terms import weighted_floor
 from cvxpb.engine.declare.values import Values
 from cvxpb.numerics.derivatives import central_difference
 from cvxpb.numerics.summation import exact_sum

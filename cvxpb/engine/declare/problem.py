@@ -675,7 +675,7 @@ class Minimize(Solvable):
     def _convex_concave(self, best, relaxed, n, tol, max_solves, solver, earlier=None):
         """The convex-concave procedure from ``best``: each round replaces the
         ``relaxed`` terms by their convex majorants touching them at the current
-        posterior (:class:`cvxpb.engine.declare.terms.TangentMajorant`) and solves that bound
+        posterior (:class:`cvxpb.engine.declare.quadratic.TangentMajorant`) and solves that bound
         globally; the true bound at its minimizer is at most the majorized one, which is
         at most the current value. Rounds go on while the bound falls by more than a
         tenth of ``tol`` (at most ``CCP_ROUNDS``); with two terms each round's search begins at

@@ -19,6 +19,7 @@ import numpy as np
 
 from cvxpb.engine.declare import expressions as ex
 from cvxpb.engine.declare import terms as tm
+from cvxpb.engine.declare.divergence_terms import DivergenceTerm
 from cvxpb.engine.one_bound import OneBound
 from cvxpb.engine.result import Result
 from cvxpb.numerics.tolerances import nudge
@@ -138,7 +139,7 @@ def declaration(data: OneBound):
         with ``data``'s prior, whose standard form is ``data`` itself.
     """
     q = tm.Posterior(data.prior)
-    divergence = tm.DivergenceTerm(q, data.divergence_function)
+    divergence = DivergenceTerm(q, data.divergence_function)
     argument = data.divergence_function.bound_argument(divergence)
     return ex.pac_bayes(data.bound_function, tm.gibbs_risk(q, data.risks), argument)
 
@@ -171,7 +172,7 @@ def recognize(bound) -> StandardForm | None:
     if type(risk) is not tm.GibbsRisk:
         return None
     terms = list(argument.leaves())
-    if len(terms) != 1 or type(terms[0]) is not tm.DivergenceTerm:
+    if len(terms) != 1 or type(terms[0]) is not DivergenceTerm:
         return None
     term, function = terms[0], node.function
     own = function.measure.bound_argument(term)
