@@ -59,6 +59,7 @@ def _protocol_table():
             members = {
                 "divergence": protocol.DIVERGENCE_MEMBERS,
                 "distance": protocol.DISTANCE_MEMBERS,
+                "family": protocol.FAMILY_MEMBERS,
             }[kind]
             holder = nodes.container()
             text = protocol.table(members, who_asks(kind))

@@ -186,3 +186,35 @@ def test_a_method_may_call_what_solvable_lists_on_either_problem(kind):
     failed = problem.failed_result("mine", "solver_failed", "it raised", 0.0)
     assert math.isnan(failed.bound) and failed.posterior.shape == prior.shape
     assert problem.standard_form() is not None
+
+
+@pytest.mark.parametrize(
+    "case", ["random", "prior 1e-200", "all risks zero", "one voter", "ties at the least risk"]
+)
+def test_a_family_written_from_the_family_table_certifies_as_ours_does(case):
+    """MyKL's family (tests/users_own.py) is written from FAMILY_MEMBERS alone, not from
+    cvxpb.pac_bayes.families: exact certifies with it, at our KL's minimum."""
+    from cvxpb.pac_bayes.families import Family
+    from cvxpb.pac_bayes.protocol import FAMILY_MEMBERS
+    from tests.users_own import GibbsPosteriors, MyKL
+
+    rng = np.random.default_rng(3)
+    risks, prior = rng.uniform(0.05, 0.45, 12), rng.dirichlet(np.ones(12))
+    if case == "prior 1e-200":
+        prior[int(np.argmin(risks))] = 1e-200
+        prior /= prior.sum()
+    elif case == "all risks zero":
+        risks = np.zeros(12)
+    elif case == "one voter":
+        risks, prior = risks[:1], np.ones(1)
+    elif case == "ties at the least risk":
+        risks[:3] = risks.min()
+    family = GibbsPosteriors(risks, prior)
+    assert not isinstance(family, Family)
+    assert all(hasattr(family, m.name) for m in FAMILY_MEMBERS if m.required)
+    mine = pb.BoundProblem(risks, m=M, distance="kl", divergence=MyKL(), prior=prior)
+    ours = pb.BoundProblem(risks, m=M, distance="kl", divergence="kl", prior=prior).solve()
+    found = mine.solve("exact")
+    assert found.status == "optimal" and abs(found.bound - ours.bound) <= 1e-9
+    assert found.certificate.lower_bound <= ours.bound
+    assert ours.certificate.lower_bound <= found.bound

@@ -7,7 +7,11 @@ import math
 import numpy as np
 
 from cvxpb.engine.methods import Method, Needs, OneBoundMethod
-from cvxpb.numerics.tolerances import nudge
+
+
+def nudge(x, rounding):
+    """``x`` moved one floating-point step outward (``rounding`` +1 up, -1 down, 0 not)."""
+    return x if rounding == 0 else np.nextafter(x, math.copysign(math.inf, rounding))
 
 
 class MyKL:
@@ -44,9 +48,60 @@ class MyKL:
         return bound.metric.kl_right_side(self.expr(q, p), bound.m, bound.delta, 0, bound.log_xi)
 
     def family(self, risks, prior):
-        from cvxpb.pac_bayes.families import GibbsFamily
+        return GibbsPosteriors(risks, prior)
 
-        return GibbsFamily(risks, prior)
+
+class GibbsPosteriors:
+    """The family of ``MyKL``'s optimal posteriors, written from the family protocol:
+    the Gibbs posteriors ``q ∝ p exp(-beta l)`` with ``beta = exp(v)``, ``v`` in
+    ``[-800, 800]`` (``beta = 0``, the prior, to ``beta = inf``, the least risks).
+    ``L`` falls along it and KL rises."""
+
+    parameter = "beta"
+    L_increasing = False
+    frontier_pairs = None
+
+    def __init__(self, risks, prior):
+        self.on = np.asarray(prior) > 0
+        self.size = self.on.size
+        self.risks, self.prior = np.asarray(risks)[self.on], np.asarray(prior)[self.on]
+
+    def breaks(self):
+        return None
+
+    def grid(self):
+        return np.linspace(-40.0, 40.0, 161)
+
+    def parameter_value(self, x):
+        return np.exp(x)
+
+    def program_weight(self, beta):
+        return 1.0 / beta if beta > 0 else math.inf  # q(beta) minimizes l @ q + KL / beta
+
+    def _members(self, beta):
+        """One posterior per row, for each ``beta`` (in log space: no underflow)."""
+        excess = self.risks - self.risks.min()
+        beta = np.asarray(beta, dtype=float)[:, None]
+        shift = np.where(excess > 0, beta * excess, 0.0)  # no inf * 0 at beta = inf
+        log_weights = np.log(self.prior) - shift
+        log_weights -= log_weights.max(axis=1, keepdims=True)
+        weights = np.exp(log_weights)
+        total = weights.sum(axis=1, keepdims=True)
+        return weights / total, log_weights - np.log(total)
+
+    def stats(self, x):
+        q, log_q = self._members(np.exp(np.atleast_1d(np.asarray(x, dtype=float))))
+        log_ratio = np.where(q > 0, log_q - np.log(self.prior), 0.0)
+        return q @ self.risks, np.sum(q * log_ratio, axis=1)
+
+    def lower_terms(self, x, L, div):
+        margin = 1e-12  # far above the rounding of these sums for a few thousand voters
+        return L - margin * (1 + np.abs(L)), np.maximum(div - margin * (1 + np.abs(div)), 0.0)
+
+    def posterior(self, x):
+        full = np.zeros(self.size)
+        full[self.on] = self._members([np.exp(x)])[0][0]
+        return full
 
 
 class MyChi2:

@@ -1,7 +1,9 @@
 """The members a divergence and a distance offer, stated once, and objects that offer them.
 
 A divergence or distance is any object with the required members of
-:data:`DIVERGENCE_MEMBERS` or :data:`DISTANCE_MEMBERS`; subclassing
+:data:`DIVERGENCE_MEMBERS` or :data:`DISTANCE_MEMBERS`, and a divergence's family of
+optimal posteriors (what ``family(risks, prior)`` returns) one with those of
+:data:`FAMILY_MEMBERS` (:class:`cvxpb.pac_bayes.families.Family` holds their defaults); subclassing
 :class:`cvxpb.Divergence` or :class:`cvxpb.pac_bayes.distances.Distance` is one way to
 have the defaults of the optional ones, :func:`adopt` the other: it wraps a user's
 object so that the members it lacks take the base class's defaults and the ones it
@@ -313,6 +315,74 @@ DISTANCE_MEMBERS = (
         "",
         "True where every member takes arrays where the table says (else each element in turn)",
         "everyone",
+    ),
+)
+
+
+_EXACT = "exact"
+
+FAMILY_MEMBERS = (
+    Member(
+        "parameter",
+        "",
+        "the parameter's name in certificates (nu, beta)",
+        _EXACT,
+        True,
+    ),
+    Member(
+        "L_increasing",
+        "",
+        "whether the Gibbs risk rises along v (the divergence's argument then falls)",
+        f"{_EXACT}: which end of an interval bounds which term",
+        True,
+    ),
+    Member(
+        "stats",
+        "x",
+        "(L, div) at the points x of v, each an array: the family is v in [-800, 800], "
+        "its ends the two limits",
+        _EXACT,
+        True,
+        arrays=(0,),
+    ),
+    Member(
+        "lower_terms",
+        "x, L, div",
+        "L and div moved down by at least their rounding errors (the interval bounds "
+        "are proven with them)",
+        _EXACT,
+        True,
+        arrays=(0, 1, 2),
+    ),
+    Member("posterior", "x", "the posterior at v = x over all the classifiers", _EXACT, True),
+    Member(
+        "parameter_value",
+        "x",
+        "the parameter at v = x, as the certificate reports it",
+        _EXACT,
+        True,
+    ),
+    Member("grid", "", "the first points of v searched", _EXACT, True),
+    Member(
+        "breaks",
+        "",
+        "the points of v where the support changes, or None (with them, the segment "
+        "members of cvxpb.pac_bayes.families.NuFamily too)",
+        f"{_EXACT}: pieces cut at the breaks",
+        True,
+    ),
+    Member(
+        "frontier_pairs",
+        "",
+        "second-order lower bounds of an interval's (L, div), or None",
+        f"{_EXACT}: tighter interval bounds",
+        True,
+    ),
+    Member(
+        "program_weight",
+        "parameter",
+        "the mu at which that member solves min l @ q + mu core(q)",
+        'formulation("exact")',
     ),
 )
 
