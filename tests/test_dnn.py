@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 import cvxpb as pb
-from cvxpb.engine.declare import pareto, problem
+from cvxpb.engine.declare import problem, programs
 from cvxpb.engine.declare.dnn import nonnegative_part
 from cvxpb.engine.declare.plane import tangent_basis
 from cvxpb.engine.declare.quadratic import PairwiseLoss
@@ -150,7 +150,7 @@ def test_more_terms_get_the_tighter_lower_bound_too(monkeypatch, forest, bound_n
     from tests.test_declare import _multistart
 
     on_loan = forest.solve_bound(bound_name)
-    monkeypatch.setattr(pareto, "loan", lambda *args: None)
+    monkeypatch.setattr(programs, "loan", lambda *args: None)
     res = forest.solve_bound(bound_name)
     assert on_loan.certificate.lower_bound >= res.certificate.lower_bound - 1e-7
     rng = np.random.default_rng(0)

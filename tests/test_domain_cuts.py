@@ -132,7 +132,7 @@ def test_the_raised_joint_error_moves_the_bound_by_less_than_1e9():
 
 def test_the_joint_bound_is_below_every_posterior():
     """The scalarized programs' lower bound with the forms summed before their minorant
-    (:meth:`cvxpb.engine.declare.pareto.ParetoSearch._joint_bound`), at 12 random
+    (:meth:`cvxpb.engine.declare.programs.ScalarizedPrograms._joint_bound`), at 12 random
     weights of the out-of-bag PAC-Bound 2's three terms: never above the weighted sum of
     the oriented terms at 4000 Dirichlet posteriors and the simplex's vertices, and
     above the least of them by at most 0.05 (the bound the search proves with it)."""

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.special import rel_entr
 
 import cvxpb as pb
-from cvxpb.engine.declare import pareto
+from cvxpb.engine.declare import pareto, programs
 from cvxpb.engine.declare.divergence_terms import KL
 from cvxpb.engine.declare.newton import minimize_quadratic_kl
 from cvxpb.engine.declare.terms import Posterior
@@ -116,7 +116,7 @@ def test_the_conic_route_gives_the_same_certified_tandem_bound(monkeypatch):
     E = (rng.uniform(size=(300, 8)) < rng.uniform(0.1, 0.4, 8)).astype(float)
     q = pb.Posterior.uniform(8)
     newton = pb.Minimize(mv.tandem(q, E, delta=0.05)).solve()
-    monkeypatch.setattr(pareto, "minimize_quadratic_kl", lambda *args: None)
+    monkeypatch.setattr(programs, "minimize_quadratic_kl", lambda *args: None)
     conic = pb.Minimize(mv.tandem(q, E, delta=0.05)).solve()
     assert newton.status == conic.status == "optimal"
     assert newton.bound == pytest.approx(conic.bound, abs=2e-7)
@@ -165,8 +165,8 @@ def test_a_quadratic_alone_is_solved_through_the_continuation(monkeypatch, seed)
     S = tandem.quadratic()[0]
     evaluations = []
     gaps = []
-    for stages in (pareto.CONTINUATION, ()):
-        monkeypatch.setattr(pareto, "CONTINUATION", stages)
+    for stages in (programs.CONTINUATION, ()):
+        monkeypatch.setattr(programs, "CONTINUATION", stages)
         before = newton.evaluations
         q = search._newton([(tandem, 1.0)])
         evaluations.append(newton.evaluations - before)

@@ -29,16 +29,16 @@ def test_every_loaded_blas_is_limited_and_restored():
 
 def test_minimize_runs_its_programs_on_one_thread(monkeypatch):
     """The Newton programs' factorizations (LAPACK through SciPy) see one thread."""
-    from cvxpb.engine.declare import pareto
+    from cvxpb.engine.declare import programs
 
     seen = []
-    newton = pareto.minimize_quadratic_kl
+    newton = programs.minimize_quadratic_kl
 
     def spy(*args):
         seen.append(max(_blas_threads().values()))
         return newton(*args)
 
-    monkeypatch.setattr(pareto, "minimize_quadratic_kl", spy)
+    monkeypatch.setattr(programs, "minimize_quadratic_kl", spy)
     errors = (np.random.default_rng(0).random((200, 5)) < 0.3).astype(float)
     with threadpool_limits(2, "blas"):
         pb.Minimize(mv.tandem(pb.Posterior.uniform(5), errors)).solve()

@@ -27,7 +27,8 @@ import time
 
 import numpy as np
 
-from cvxpb.engine.declare.pareto import ParetoSearch, Solved, Values
+from cvxpb.engine.declare.pareto import ParetoSearch, Values
+from cvxpb.engine.declare.programs import Solved
 from cvxpb.numerics.summation import exact_sum
 
 GRID = (-4.0, -2.0, 0.0, 2.0)  # log10 of each weight relative to the first term's

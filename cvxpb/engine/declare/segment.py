@@ -43,7 +43,8 @@ from __future__ import annotations
 import numpy as np
 
 from cvxpb.engine.declare.box import Box
-from cvxpb.engine.declare.pareto import VERTEX_CURVATURES, Solved
+from cvxpb.engine.declare.pareto import VERTEX_CURVATURES
+from cvxpb.engine.declare.programs import Solved
 from cvxpb.engine.declare.terms import weighted_floor
 from cvxpb.engine.declare.values import Values
 from cvxpb.engine.declare.vertices import domain_weights

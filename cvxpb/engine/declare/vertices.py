@@ -45,8 +45,9 @@ import time
 
 import numpy as np
 
-from cvxpb.engine.declare.pareto import ParetoSearch, Solved, Values
+from cvxpb.engine.declare.pareto import ParetoSearch, Values
 from cvxpb.engine.declare.polytope import Polytope
+from cvxpb.engine.declare.programs import Solved
 from cvxpb.numerics.summation import exact_sum
 from cvxpb.numerics.tolerances import gap_goal, nudge
 
