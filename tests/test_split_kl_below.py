@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cvxpb as pb
-from cvxpb.engine.declare.expressions import kl_inverse, kl_inverse_lower
+from cvxpb.engine.declare.kl_atoms import kl_inverse, kl_inverse_lower
 from cvxpb.engine.declare.vertices import VertexSearch
 from cvxpb.ensemble import MajorityVoteClassifier
 from cvxpb.ensemble import bounds as mv

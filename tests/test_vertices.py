@@ -18,7 +18,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import cvxpb as pb
-from cvxpb.engine.declare.expressions import Constant, kl_inverse
+from cvxpb.engine.declare.expressions import Constant
+from cvxpb.engine.declare.kl_atoms import kl_inverse
 from cvxpb.engine.declare.pareto import Values
 from cvxpb.engine.declare.polytope import Polytope
 from cvxpb.engine.declare.vertices import VertexSearch

@@ -19,13 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cvxpb.engine.declare.expressions import (
-    Expression,
-    composes,
-    kl_lower_rounded,
-    kl_upper_rounded,
-    within,
-)
+from cvxpb.engine.declare.expressions import Expression, composes, within
+from cvxpb.engine.declare.kl_atoms import kl_lower_rounded, kl_upper_rounded
 from cvxpb.numerics.tolerances import EPS, nudge
 from cvxpb.numerics.trinomial import pac_bound_two as _pac_bound_two
 

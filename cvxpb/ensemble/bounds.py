@@ -43,6 +43,7 @@ import numpy as np
 
 from cvxpb.engine.declare import expressions as ex
 from cvxpb.engine.declare.divergence_terms import KL, DivergenceTerm
+from cvxpb.engine.declare.kl_atoms import kl_inverse, kl_inverse_lower
 from cvxpb.engine.declare.quadratic import disagreement, pairwise_loss, tandem_risk
 from cvxpb.engine.declare.terms import GibbsRisk, Posterior, gibbs_risk
 from cvxpb.ensemble import atoms
@@ -327,12 +328,12 @@ def chebyshev_cantelli_tnd(
     n_gibbs, delta = check_count(n_gibbs, "n_gibbs"), check_delta(delta)
     T, n = _tandem_term(q, errors, n, matrix, "chebyshev_cantelli_tnd")
     n, K = check_count(n, "n"), KL(q)
-    tandem_upper = ex.kl_inverse(T, _kl_slack(2 * K, n, delta))
+    tandem_upper = kl_inverse(T, _kl_slack(2 * K, n, delta))
     slack = _kl_slack(K, n_gibbs, delta)
     L = gibbs_risk(q, risks)
     return (
-        atoms.chebyshev_cantelli(tandem_upper, ex.kl_inverse_lower(L, slack), mu_nonnegative=True),
-        atoms.chebyshev_cantelli(tandem_upper, ex.kl_inverse(L, slack), mu_nonnegative=False),
+        atoms.chebyshev_cantelli(tandem_upper, kl_inverse_lower(L, slack), mu_nonnegative=True),
+        atoms.chebyshev_cantelli(tandem_upper, kl_inverse(L, slack), mu_nonnegative=False),
     )
 
 
@@ -394,8 +395,8 @@ def c_tandem(q: Posterior, risks, n_gibbs, errors=None, n=None, delta=0.05, *, m
     return atoms.c_tandem(
         T,
         _kl_slack(2 * K, n, delta),
-        ex.kl_inverse_lower(L_copy, gibbs_slack),
-        ex.kl_inverse(L, gibbs_slack),
+        kl_inverse_lower(L_copy, gibbs_slack),
+        kl_inverse(L, gibbs_slack),
     )
 
 
@@ -461,9 +462,9 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None, side=None):
     pairs = _pairs(errors, seen)
     slack = _kl_slack(2 * KL(q), pairs.n, delta, parts=3 if side is None else 2)
     tandem = pairs.tandem_term(q)
-    tandem_upper = ex.kl_inverse(tandem, slack)
+    tandem_upper = kl_inverse(tandem, slack)
     one = pairwise_loss(q, pairs.one_error(), name="one_error_rate")
-    plus = atoms.split_cantelli(tandem_upper, ex.kl_inverse_lower(one, slack), mu_nonnegative=True)
+    plus = atoms.split_cantelli(tandem_upper, kl_inverse_lower(one, slack), mu_nonnegative=True)
     if side == "nonnegative":
         return plus
     if pairs.shared:  # at least one errs at rate 2 L - T: three convex terms
@@ -472,7 +473,7 @@ def split_kl(q: Posterior, errors, delta=0.05, *, seen=None, side=None):
     else:
         none = pairwise_loss(q, pairs.no_error(), name="no_error_rate")
         minus = atoms.split_cantelli(
-            tandem_upper, ex.kl_inverse_lower(none, slack), mu_nonnegative=False
+            tandem_upper, kl_inverse_lower(none, slack), mu_nonnegative=False
         )
     return minus if side == "negative" else (plus, minus)
 
@@ -684,8 +685,8 @@ def _gibbs_and_disagreement(q, risks, n, votes, delta, matrix, n_disagreement):
         raise ValueError("give votes (n' x H outputs) or matrix= with n_disagreement")
     m = check_count(n_disagreement, "n_disagreement")
     L, d, K = gibbs_risk(q, risks), disagreement(q, votes, matrix=matrix), KL(q)
-    upper = ex.kl_inverse(L, _kl_slack(K, n, delta))
-    lower = ex.kl_inverse_lower(d, _kl_slack(2 * K, m, delta))
+    upper = kl_inverse(L, _kl_slack(K, n, delta))
+    lower = kl_inverse_lower(d, _kl_slack(2 * K, m, delta))
     return upper, lower
 
 

@@ -22,14 +22,13 @@ from cvxpb.engine.declare.expressions import (
     DeclarationError,
     exp,
     inv,
-    kl_inverse,
-    kl_inverse_lower,
     log,
     maximum,
     minimum,
     sqrt,
     union_min,
 )
+from cvxpb.engine.declare.kl_atoms import kl_inverse, kl_inverse_lower
 from cvxpb.engine.declare.problem import Minimize
 from cvxpb.engine.declare.quadratic import disagreement, tandem_risk
 from cvxpb.engine.declare.terms import Posterior, gibbs_risk
