@@ -192,6 +192,7 @@ def test_incumbents_are_checked_from_the_posterior_when_the_statistics_disagree(
     from cvxpb.engine.methods import exact
 
     prob = pb.BoundProblem([0.1, 0.2, 0.3, 0.15], m=200, divergence="kl")
+    prob = prob.standard_form().problem  # the bound's data, which the search takes
     family = exact.family_of(prob)
     agree = exact._searched(family, prob.bound_function, 1e-9, exact._evaluator(prob, family), 200)
     assert agree.evaluate is None  # one search: the statistics were right at the incumbent
