@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 import cvxpb as pb
+from cvxpb.engine.declare.divergence_terms import DivergenceTerm
 from cvxpb.engine.declare.expressions import pac_bayes
 from cvxpb.engine.declare.pareto import Values
 from cvxpb.ensemble import bounds as mv
@@ -803,3 +804,11 @@ def test_a_factor_is_compacted_only_when_a_cvxpy_program_asks():
     assert np.allclose(R.T @ R, F.T @ F, rtol=0, atol=1e-14)
     again = pickle.loads(pickle.dumps(term))
     assert np.array_equal(again.matrix, term.matrix) and np.array_equal(again.factor, R)
+
+
+def test_a_term_needs_a_divergence_object():
+    q = pb.Posterior.uniform(3)
+    with pytest.raises(ValueError, match="divergence must be one of"):
+        pb.divergence_term(q, "hellinger")
+    with pytest.raises(ValueError, match="needs a cvxpb Divergence"):
+        DivergenceTerm(q, object())

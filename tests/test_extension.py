@@ -8,10 +8,9 @@ import pytest
 from scipy.optimize import minimize
 
 import cvxpb as pb
-from cvxpb.engine.declare.divergence_terms import DivergenceTerm
-from cvxpb.numerics.tolerances import nudge
 from cvxpb.pac_bayes.distances import Distance, Linear
 from cvxpb.pac_bayes.divergences import Divergence
+from tests.users_own import nudge
 
 
 class SquaredHellinger(Divergence):
@@ -114,14 +113,6 @@ def test_without_a_closed_form_the_engine_still_proves_a_lower_bound():
     assert res.certificate.lower_bound <= best + 1e-12 <= res.bound + 1e-12
     assert res.bound - best < 1e-6
     assert res.status == ("optimal" if res.certificate.gap <= 1e-4 else "optimal_inaccurate")
-
-
-def test_a_term_needs_a_divergence_object():
-    q = pb.Posterior.uniform(3)
-    with pytest.raises(ValueError, match="divergence must be one of"):
-        pb.divergence_term(q, "hellinger")
-    with pytest.raises(ValueError, match="needs a cvxpb Divergence"):
-        DivergenceTerm(q, object())
 
 
 class MomentOfOrder(Divergence):
