@@ -634,7 +634,6 @@ def table(members, asked=None) -> str:
         The table: member, required or not, what it gives, who asks for it.
     """
     asked = {} if asked is None else asked
-    lines = [".. list-table::", "   :header-rows: 1", ""]
     rows = [("member", "required", "what it gives", "who asks for it")]
     for m in members:
         required = "yes" if m.required else "for a bound" if m.for_bounds else ""
@@ -648,6 +647,23 @@ def table(members, asked=None) -> str:
         rows.append(
             (f"``{m.written()}``", required, what, "; ".join(filter(None, [m.who, *methods])))
         )
+    return list_table(rows)
+
+
+def list_table(rows) -> str:
+    """Write ``rows`` as a reStructuredText list-table whose first row is the header.
+
+    Parameters
+    ----------
+    rows : list of tuple of str
+        The header, then one tuple of cells per row.
+
+    Returns
+    -------
+    str
+        The directive and its rows.
+    """
+    lines = [".. list-table::", "   :header-rows: 1", ""]
     for row in rows:
         lines.append(f"   * - {row[0]}")
         lines.extend(f"     - {cell}" for cell in row[1:])

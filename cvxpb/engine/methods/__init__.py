@@ -16,6 +16,7 @@ from cvxpb.engine.methods.method import Method, OneBoundMethod
 from cvxpb.engine.methods.ours import PACKAGE_METHODS
 from cvxpb.engine.methods.requirements import Needs, Shape
 from cvxpb.engine.methods.searches import SEARCHES
+from cvxpb.pac_bayes.protocol import list_table
 
 _REGISTERED = {method.name: method for method in (*PACKAGE_METHODS, *SEARCHES)}
 _OWN = frozenset(_REGISTERED)  # the package's methods, which stay
@@ -150,17 +151,13 @@ def methods_table() -> str:
         One row per method: its name, what it handles, what it needs, and whether it
         certifies its minimum.
     """
-    lines = [".. list-table::", "   :header-rows: 1", ""]
     rows = [("method", "what it does", "what it needs", "certifies")]
     for row in requirement_rows():
         needs = "; ".join(f"``{need}``" if "." in need else need for need in row["needs"])
         rows.append(
             (f"``{row['method']}``", row["takes"], needs, "yes" if row["certifies"] else "")
         )
-    for row in rows:
-        lines.append(f"   * - {row[0]}")
-        lines.extend(f"     - {cell}" for cell in row[1:])
-    return "\n".join(lines) + "\n"
+    return list_table(rows)
 
 
 def who_asks(of: str) -> dict:
