@@ -89,6 +89,44 @@ def _methods_table():
     return MethodsTable
 
 
+def _ledger():
+    """The directives ``.. ledger:: paper`` (one paper's settings and rows, their numbers
+    computed from the committed runs by ``docs/ledger``) and ``.. ledger-legend::``."""
+    import sys
+    from pathlib import Path
+
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+    from docutils.statemachine import StringList
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+
+    def parsed(directive, text, source):
+        holder = nodes.container()
+        lines = StringList(text.splitlines(), source)
+        directive.state.nested_parse(lines, directive.content_offset, holder)
+        return holder.children
+
+    class Ledger(Directive):
+        required_arguments = 1
+
+        def run(self):
+            from docs import ledger
+
+            return parsed(self, ledger.page(self.arguments[0]), "docs/ledger/rows.toml")
+
+    class Legend(Directive):
+        def run(self):
+            from docs import ledger
+
+            return parsed(self, ledger.legend(), "docs/ledger")
+
+    return Ledger, Legend
+
+
 def setup(app):
+    ledger, legend = _ledger()
+    app.add_directive("ledger", ledger)
+    app.add_directive("ledger-legend", legend)
     app.add_directive("protocol-table", _protocol_table())
     app.add_directive("methods-table", _methods_table())

@@ -1163,9 +1163,9 @@ SECOND_READING = {  # sentence: (what the page said, what it says now)
         "stated for all tau > 0",
         "stated with no range for tau",
     ),
-    "H = 1990: delta and the SVMs are two causes": (
+    "H = 1990: delta, the SVMs and the step-function constant are three causes": (
         "same delta assumed",
-        "for two causes",
+        "Three causes we cannot separate",
     ),
     "Table 8: the paper's own words": (
         "the paper's CCP stalls",
@@ -1177,9 +1177,26 @@ SECOND_READING = {  # sentence: (what the page said, what it says now)
     ),
     "the header promises what the page holds": (
         "This page lists every table, figure and headline claim",
-        "each with a row",
+        "The other papers' tables are still written by hand",
     ),
 }
+
+
+def _page_text():
+    """The page as a reader meets it: its own text and the rows the build writes in."""
+    from docs import ledger
+
+    papers, rows = ledger.load()
+    written = [ledger.page(paper) for paper in papers if any(r.paper == paper for r in rows)]
+    return LEDGER.read_text() + "\n".join(written)
+
+
+def _data_rows(title):
+    """The rows of ``docs/ledger/rows.toml`` under the paper titled ``title``."""
+    from docs import ledger
+
+    papers, rows = ledger.load()
+    return [f"{r.where}: {r.item}" for r in rows if papers[r.paper]["title"] == title]
 
 
 @pytest.mark.parametrize("sentence", sorted(SECOND_READING))
@@ -1187,7 +1204,7 @@ def test_second_reading_sentence_corrected(sentence):
     """Each sentence an independent reading of the page found overstated is gone, and
     its correction is there."""
     before, after = (" ".join(phrase.split()) for phrase in SECOND_READING[sentence])
-    text = " ".join(LEDGER.read_text().split())  # the same words however they wrap
+    text = " ".join(_page_text().split())  # the same words however they wrap
     assert before not in text
     assert after in text
 
@@ -1323,6 +1340,7 @@ def test_every_listed_theorem_has_a_row_under_its_paper(paper):
     section = _sections()[paper]
     for name in LISTED[paper]:
         rows = [claim for claim in claims if name in claim and claim in " ".join(section.split())]
+        rows += [claim for claim in _data_rows(paper) if name in claim]
         assert rows, f"{paper}: no row for {name}"
 
 
