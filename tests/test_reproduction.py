@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from docs.ledger.kamesawa import TABLE_3 as KAMESAWA_TABLE_3  # mean (sd) accuracy
+from docs.ledger.sahu import TABLE_3  # B lin, B sq, B kl, T lin, T sq, T kl (H = 1990)
 from tests.maurer_xi import xi
 
 ROOT = Path(__file__).parents[1]
@@ -83,19 +85,6 @@ def test_sahu_table_3_orderings():
     for folder in ("paper", "paper_h1990"):  # the paper's constants: sq < lin < kl
         wide = _bounds(folder)
         assert np.all((wide["B sq"] < wide["B linear"]) & (wide["B linear"] < wide["B kl"]))
-
-
-# Sahu & Hemachandra, Table 3: B lin, B sq, B kl, T lin, T sq, T kl (H = 1990)
-TABLE_3 = {
-    "spambase": (0.38054, 0.30581, 0.57082, 0.27190, 0.19437, 0.27345),
-    "bupa": (0.82183, 0.60348, 0.83864, 0.44564, 0.29715, 0.42343),
-    "mammographic": (0.50276, 0.38440, 0.62780, 0.23308, 0.23036, 0.23266),
-    "wdbc": (0.41631, 0.27465, 0.49508, 0.08152, 0.07664, 0.07808),
-    "mushroom": (0.10785, 0.06449, 0.18660, 0.00095, 0.00092, 0.00096),
-    "ionosphere": (0.64273, 0.38167, 0.67611, 0.20960, 0.06763, 0.07974),
-    "waveform": (0.18565, 0.12900, 0.28978, 0.05120, 0.05122, 0.05127),
-    "haberman": (0.70477, 0.51731, 0.73791, 0.28985, 0.28979, 0.28983),
-}
 
 
 def test_sahu_h1990_against_table_3():
@@ -497,16 +486,6 @@ def test_kamesawa_table_3():
     ]
     every = table.pivot(index=["setting", "r"], columns="method", values="accuracy")
     assert np.all(every["SLT-GP"] >= every["GPC"])
-
-
-KAMESAWA_TABLE_3 = {  # mean (sd) accuracy over 100 repeats: GPC, SLT-GP, GPC (reference)
-    "clean_soft_label": [(87.89, 2.39), (95.27, 0.89), (95.41, 0.82)],
-    "clean_feature": [(65.40, 2.31), (69.99, 1.65), (89.72, 1.38)],
-    "relevant_feature": [(89.85, 1.82), (98.92, 0.57), (99.09, 0.58)],
-    "independent_feature": [(50.68, 1.68), (50.95, 1.78), (99.01, 0.58)],
-    "latent_gp": [(82.20, 2.83), (86.75, 2.35), (89.97, 1.77)],
-    "noise_variance": [(77.36, 6.05), (77.90, 5.97), (55.34, 5.09)],
-}
 
 
 def test_kamesawa_table_3_welch():
