@@ -39,16 +39,18 @@ LEGEND = {
     "result, a rate with a hidden constant), with what would check it",
 }
 
-PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?::([^{}]*))?\}")
+# {name} or {name:format}; a brace meant as text is doubled, as in str.format
+PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)(?::([^{}]*))?\}(?!\})")
 # what a number may follow without being typed: a reference to the paper's parts
 REFERENCE = re.compile(
     r"\b(?:Tables?|Figures?|[Ee]qs?\.|Theorems?|Lemmas?|Corollar(?:y|ies)|Propositions?|"
     r"Sections?|Algorithms?|[Ll]ines?|Appendix|Appendices|conditions?|column|et al\.,?)\s*"
     r"(?:\(?[A-Z]?\d+(?:\.\d+)*[a-z]?\)?(?:\s*(?:,|and|to|-|–|/|or)\s*(?=\(?[A-Z]?\d))?)+"
 )
-# code, roles, years, the paper's own words in quotes, its equation numbers, code blocks
+# code, roles, years, the paper's own words in quotes, its equation numbers and
+# references, the 0-1 loss's name, code blocks
 LITERAL = re.compile(
-    r"``.*?``|:\w+:`[^`]*`|\(\d{4}\)|\"[^\"]*\"|\(\d+[a-z]?\)|"
+    r"``.*?``|:\w+:`[^`]*`|\(\d{4}\)|\"[^\"]*\"|\(\d+[a-z]?\)|\[\d+\]|\b0-1\b|"
     r"\.\. code-block::.*?(?=\n\S|\Z)",
     re.S,
 )
@@ -115,7 +117,7 @@ def fill(template, numbers):
             spec = ".4g" if isinstance(value, float) else ""
         return format(value, spec)
 
-    return PLACEHOLDER.sub(one, template)
+    return PLACEHOLDER.sub(one, template).replace("{{", "{").replace("}}", "}")
 
 
 def typed_numbers(text):
