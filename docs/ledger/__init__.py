@@ -50,7 +50,7 @@ REFERENCE = re.compile(
 # code, roles, years, the paper's own words in quotes, its equation numbers and
 # references, the 0-1 loss's name, code blocks
 LITERAL = re.compile(
-    r"``.*?``|:\w+:`[^`]*`|\(\d{4}\)|\"[^\"]*\"|\(\d+[a-z]?\)|\[\d+\]|\b0-1\b|"
+    r"``.*?``|:\w+:`[^`]*`|\(\d{4}\)|\"[^\"]*\"|\(\d+[a-z]?\)|\[\d+\]|\b0-1\b|\b2C\b|"
     r"\.\. code-block::.*?(?=\n\S|\Z)",
     re.S,
 )
