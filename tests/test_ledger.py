@@ -2,6 +2,7 @@
 from the committed files it names, meet the statuses' legend and are the reviewed ones
 (docs/ledger/numbers.json); a committed number changed makes its row fail."""
 
+import re
 import shutil
 
 import pandas as pd
@@ -92,3 +93,14 @@ def test_a_changed_committed_number_fails_its_row(row, tmp_path):
         found = ledger.legend_problems(row, numbers)
         found += ledger.snapshot_problems(row, numbers, SNAPSHOT)
     assert found, f"{row.key}: its numbers did not notice the change"
+
+
+def test_the_page_is_written_from_the_rows():
+    """Each paper's table comes from its rows: the page names each paper once and holds
+    no table of its own but the committed runs' files."""
+    page = (ledger.ROOT / "docs" / "reproduction.rst").read_text()
+    for paper in PAPERS:
+        assert page.count(f".. ledger:: {paper}\n") == 1, paper
+    assert ".. list-table::" not in page
+    prose = re.sub(r"^(\s+:[\w-]+:.*|\.\. _[\w-]+:)$", "", page, flags=re.M)
+    assert ledger.typed_numbers(prose) == []

@@ -260,7 +260,7 @@ def page(paper):
     papers, rows = load()
     settings = papers[paper]
     numbers = plain(compute(settings.get("numbers", ""), settings.get("files", ())))
-    text = fill(settings.get("settings", ""), numbers)
+    text = fill(settings.get("settings", ""), numbers) + "\n\n" + settings.get("published", "")
     return text + "\n\n" + table([row for row in rows if row.paper == paper])
 
 
