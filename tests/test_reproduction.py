@@ -132,6 +132,27 @@ def test_sahu_eq_22_as_printed():
     assert abs(total) > 0.5 and abs(total - 1) > 0.5
 
 
+def test_sahu_eq_37_is_a_fourth_root():
+    """Eq. (36) bounds (E_Q l_S - E_Q l)^2 by sqrt((chi2 + 1) I / delta), so E_Q l is at
+    most E_Q l_S plus the fourth root of (chi2 + 1) I / delta; eq. (37) prints the square
+    root, which is smaller (the term is below 1): not a bound. The largest E_Q l that (36)
+    allows, by bisection, is the library's value."""
+    from scipy.optimize import brentq
+
+    import cvxpb as pb
+    from cvxpb.numerics.constants import squared_constant
+
+    risks, m, delta = np.array([0.1, 0.2, 0.35]), 150, 0.05
+    q = np.array([0.6, 0.3, 0.1])
+    right = np.sqrt(np.sum(q**2 * 3) * squared_constant(m) / delta)
+    mean = float(q @ risks)
+    largest = brentq(lambda risk: (mean - risk) ** 2 - right, mean, 2, xtol=1e-15)
+    library = pb.BoundProblem(risks, m, delta, "sq").value_at(q)
+    assert library == pytest.approx(largest, abs=1e-12)
+    assert library == pytest.approx(mean + right**0.5, abs=1e-12)
+    assert mean + right < largest - 0.01  # eq. (37) as printed: below what (36) allows
+
+
 def test_sahu_table_9_concentration():
     table = pd.read_csv(RESULTS / "exact_h1990" / "appendix_concentration.csv")
     wide = table.pivot(index="dataset", columns="distance", values="HHI")

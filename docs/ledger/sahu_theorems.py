@@ -189,3 +189,25 @@ def algorithm_1_kl(*_sources):
         "failed": ", ".join(map(str, failed)),
         "above": stopped.bound / exact.bound - 1,
     }
+
+
+def eq_37(*_sources):
+    """Eqs. (36)-(37): the bound (36) allows, by bisection, against (37) as printed."""
+    from cvxpb.numerics.constants import squared_constant
+
+    problem = _problem("sq")
+    constant = squared_constant(M)
+    p = 1 / RISKS.size
+    differences, below = [], []
+    for q in _posteriors():
+        mean = float(q @ RISKS)
+        right = np.sqrt(np.sum(q**2 / p) * constant / DELTA)  # (36)'s right side
+        largest = brentq(lambda risk, mean=mean, right=right: (mean - risk) ** 2 - right, mean, 2)
+        differences.append(abs(problem.value_at(q) - largest))
+        below.append(largest - (mean + right))  # (37) as printed
+    return {
+        "bisection": max(differences),
+        "posteriors": len(differences),
+        "printed_below": min(below),
+        "printed_below_max": max(below),
+    }
