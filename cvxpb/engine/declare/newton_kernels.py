@@ -185,14 +185,18 @@ def transfer_slope(Sq, Si, b, mu, prior, q, i, z):
 
 @kernel
 def transfer(S, b, mu, prior, q, value, g):
-    """``(q, value, evaluations, ok)`` after moving mass toward the vertex that wants it
-    most, with an exact line search in the log-odds of the step."""
+    """``(q, value, evaluations, ok)`` after moving mass toward the vertex that wants the
+    most times what it holds (among those that want a visible mass), with an exact line
+    search in the log-odds of the step. The vertex that wants the most mass is
+    usually one that holds it already: a voter the prior all but excludes can want a
+    thousandth of the mass while it holds ``1e-78`` of it."""
     wanted = np.log(q) + (g @ q - g) / mu
+    growth = wanted - np.log(q)
     for k in range(q.size):
-        if prior[k] == 0:
-            wanted[k] = -math.inf
-    i = int(np.argmax(wanted))
-    if not (wanted[i] > TRANSFER_VISIBLE and wanted[i] - math.log(q[i]) > TRANSFER_GROWTH):
+        if prior[k] == 0 or not wanted[k] > TRANSFER_VISIBLE:
+            growth[k] = -math.inf
+    i = int(np.argmax(growth))
+    if not growth[i] > TRANSFER_GROWTH:
         return q, value, 0, False
     Sq, Si = S @ q, np.ascontiguousarray(S[:, i])
     lo, hi = -TRANSFER_REACH, TRANSFER_REACH
