@@ -656,22 +656,13 @@ def test_farnia_theorem_5_rate_on_the_fitted_rules():
     delta = 0.05, n the training part (70%), B^2 the largest squared norm of the
     standardized examples plus 1 for the intercept, and each run's chosen lam, exceeds
     1 (the largest excess 0-1 risk) at the median lam on every dataset."""
-    from sklearn.preprocessing import StandardScaler
+    from docs.ledger.farnia import theorem_5_rate
 
-    from cvxpb.app import datasets
-
-    medians = {}
-    for folder in ("minimax", "minimax_keel"):
-        runs = pd.read_csv(RESULTS / folder / "minimax_runs.csv")
-        for name, part in runs[runs["method"] == "mmSVM"].groupby("dataset"):
-            data = datasets.load(name)
-            X = StandardScaler().fit_transform(data.X)
-            B2 = np.max(np.sum(X**2, axis=1)) + 1
-            n = int(0.7 * data.y.size)
-            medians[name] = float(np.median(B2 * np.log(1 / 0.05) / (n * part["lambda"])))
-    assert len(medians) == 8
-    assert min(medians.values()) == pytest.approx(20.3, abs=0.05)  # australian
-    assert max(medians.values()) == pytest.approx(4466, abs=1)  # kr-vs-kp
+    runs = [RESULTS / folder / "minimax_runs.csv" for folder in ("minimax", "minimax_keel")]
+    rate = theorem_5_rate(*runs)
+    assert rate["n"] == 8
+    assert rate["least"] == pytest.approx(20.3, abs=0.05) and rate["least_name"] == "australian"
+    assert rate["most"] == pytest.approx(4466, abs=1) and rate["most_name"] == "chess"
 
 
 def test_sahu_theorems_7_and_15_counterexample():
