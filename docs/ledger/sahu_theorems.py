@@ -159,14 +159,14 @@ def gibbs_posterior(*_sources):
         return q @ RISKS + np.sum(q[on] * np.log(q[on] / prior[on])) / M
 
     starts = [rng.dirichlet(np.ones(RISKS.size)) for _ in range(5)]
-    local = [
-        minimize(
+    local = []
+    for start in starts:
+        found = minimize(
             objective, start, method="SLSQP", bounds=[(1e-300, 1)] * RISKS.size,
             constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1}],
             options={"ftol": 1e-14, "maxiter": 1000},
-        ).fun
-        for start in starts
-    ]  # fmt: skip
+        ).x  # fmt: skip
+        local.append(objective(found / found.sum()))  # on the simplex exactly
     return {"starts": len(local), "below": min(local) - objective(gibbs)}
 
 
