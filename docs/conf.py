@@ -91,7 +91,8 @@ def _methods_table():
 
 def _ledger():
     """The directives ``.. ledger:: paper`` (one paper's settings and rows, their numbers
-    computed from the committed runs by ``docs/ledger``) and ``.. ledger-legend::``."""
+    computed from the committed runs by ``docs/ledger``), ``.. ledger-legend::`` and
+    ``.. computed::`` (prose whose numbers a ``docs/ledger`` function computes)."""
     import sys
     from pathlib import Path
 
@@ -121,12 +122,28 @@ def _ledger():
 
             return parsed(self, ledger.legend(), "docs/ledger")
 
-    return Ledger, Legend
+    class Computed(Directive):
+        """``.. computed:: module.function file ...``: the content, its ``{name}``
+        placeholders filled with the numbers the function computes from the files."""
+
+        required_arguments = 1
+        optional_arguments = 20
+        has_content = True
+
+        def run(self):
+            from docs import ledger
+
+            numbers = ledger.compute(self.arguments[0], tuple(self.arguments[1:]))
+            text = ledger.fill("\n".join(self.content), numbers)
+            return parsed(self, text, self.arguments[0])
+
+    return Ledger, Legend, Computed
 
 
 def setup(app):
-    ledger, legend = _ledger()
+    ledger, legend, computed = _ledger()
     app.add_directive("ledger", ledger)
     app.add_directive("ledger-legend", legend)
+    app.add_directive("computed", computed)
     app.add_directive("protocol-table", _protocol_table())
     app.add_directive("methods-table", _methods_table())

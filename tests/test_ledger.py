@@ -104,3 +104,26 @@ def test_the_page_is_written_from_the_rows():
     assert ".. list-table::" not in page
     prose = re.sub(r"^(\s+:[\w-]+:.*|\.\. _[\w-]+:)$", "", page, flags=re.M)
     assert ledger.typed_numbers(prose) == []
+
+
+def _computed_blocks():
+    """Each ``.. computed::`` block of the docs: its page, arguments and content."""
+    blocks = []
+    for page in sorted((ledger.ROOT / "docs").glob("*.rst")):
+        text = page.read_text()
+        pattern = r"^\.\. computed:: (.+)\n\n((?:   .*\n|\n)+)"
+        for match in re.finditer(pattern, text, re.M):
+            arguments = match.group(1).split()
+            content = "\n".join(line[3:] for line in match.group(2).splitlines())
+            blocks.append((page.name, arguments, content))
+    return blocks
+
+
+def test_every_computed_block_fills_and_types_no_number():
+    blocks = _computed_blocks()
+    assert blocks  # docs/benchmarks.rst has one
+    for page, (spec, *files), content in blocks:
+        assert all((ledger.ROOT / name).is_file() for name in files), page
+        numbers = ledger.compute(spec, tuple(files))
+        ledger.fill(content, numbers)  # every placeholder is among the numbers
+        assert ledger.typed_numbers(content) == [], page
